@@ -1,0 +1,38 @@
+# grainlab — run `make help` for the targets.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+SHARED_MIRROR := $(abspath $(CURDIR)/../shared/data)
+export GRAINLAB_MIRROR ?= $(if $(wildcard $(SHARED_MIRROR)),$(SHARED_MIRROR),)
+
+.PHONY: help setup test test-fast reproduce reproduce-full figures bench lab lint clean-results
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
+
+setup:  ## create .venv and install grainlab, its notebook stack and test tools
+	@bash scripts/setup.sh
+
+test: setup  ## the whole test suite (mirror gates and the quick notebooks included)
+	$(PY) -m pytest -q -p no:cacheprovider
+
+test-fast: setup  ## unit tests only: no mirror-sized data, no notebooks
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not notebook"
+
+reproduce: setup  ## the main job: every notebook with its default (quick) profile
+	$(VENV)/bin/grainlab reproduce --profile quick
+
+reproduce-full: setup  ## every notebook with the full profile (hours on 2 CPU cores)
+	$(VENV)/bin/grainlab reproduce --profile full
+
+figures: setup  ## redraw the full-profile figures from results/ (re-executes the cached pipeline)
+	$(VENV)/bin/grainlab reproduce --profile full
+
+bench: setup  ## speed benchmarks (results in benchmarks/results/)
+	$(PY) benchmarks/run_all.py
+
+lab: setup  ## JupyterLab on notebooks/ with the project's kernel
+	$(VENV)/bin/jupyter lab notebooks/
+
+lint: setup  ## ruff
+	$(VENV)/bin/ruff check src tests benchmarks

@@ -1,0 +1,121 @@
+"""The chunker protocol, the ``Chunk`` value and the name registry.
+
+Every chunk keeps exact offsets into its document (``doc.text[start:end] == text``) and
+an id derived from the document id and its position, so ids are stable across runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from grainlab.data.types import Document
+from grainlab.errors import ConfigError
+from grainlab.spec import format_spec, parse_spec
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A retrieval unit cut from a document."""
+
+    chunk_id: str
+    doc_id: str
+    text: str
+    start: int
+    end: int
+    n_tokens: int
+    position: int
+    parent_id: str | None = None
+    token_start: int | None = None
+    token_end: int | None = None
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSON line written by ``grainlab chunk``."""
+        return {"id": self.chunk_id, "doc_id": self.doc_id, "start": self.start, "end": self.end,
+                "text": self.text, "n_tokens": self.n_tokens, "parent_id": self.parent_id}
+
+
+def chunk_id(doc_id: str, position: int) -> str:
+    """Stable id of the ``position``-th chunk of ``doc_id``."""
+    return f"{doc_id}#{position}"
+
+
+def make_chunk(doc: Document, position: int, start: int, end: int, n_tokens: int, **extra: Any) -> Chunk:
+    """A chunk over ``doc.text[start:end]`` with the derived id."""
+    return Chunk(chunk_id=chunk_id(doc.doc_id, position), doc_id=doc.doc_id, text=doc.text[start:end],
+                 start=start, end=end, n_tokens=n_tokens, position=position,
+                 parent_id=extra.pop("parent_id", doc.doc_id), **extra)
+
+
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink ``[start, end)`` so it neither starts nor ends with whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+_REGISTRY: dict[str, type["Chunker"]] = {}
+
+
+def register(name: str):
+    """Class decorator: make a chunker constructible from its spec string."""
+
+    def wrap(cls: type[Chunker]) -> type[Chunker]:
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+
+    return wrap
+
+
+class Chunker(ABC):
+    """Cuts documents into chunks. Subclasses are frozen dataclasses of their parameters."""
+
+    name: ClassVar[str]
+    version: ClassVar[str] = "1"
+
+    @abstractmethod
+    def chunk(self, doc: Document) -> list[Chunk]:
+        """Chunks of one document, in order; ``[]`` for an empty or whitespace-only text."""
+
+    def chunk_many(self, docs: Iterable[Document]) -> list[Chunk]:
+        """Chunks of several documents, document order kept."""
+        return [c for doc in docs for c in self.chunk(doc)]
+
+    def params(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    @property
+    def spec(self) -> str:
+        """Canonical string, e.g. ``fixed_tokens(size=256,overlap=0,tokenizer=cl100k_base)``."""
+        return format_spec(self.name, self.params())
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+def available_chunkers() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_chunker(spec: str, **overrides: Any) -> Chunker:
+    """Build a chunker from its spec string; ``overrides`` replace parameters (e.g. tokenizer)."""
+    name, params = parse_spec(spec)
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown chunker {name!r}; known: {', '.join(available_chunkers())}")
+    cls = _REGISTRY[name]
+    allowed = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    params.update({k: v for k, v in overrides.items() if v is not None and k in allowed})
+    unknown = set(params) - allowed
+    if unknown:
+        raise ConfigError(f"chunker {name!r} has no parameter(s) {sorted(unknown)}; it takes {sorted(allowed)}")
+    try:
+        return cls(**params)
+    except TypeError as exc:
+        raise ConfigError(f"cannot build {spec!r}: {exc}") from exc

@@ -1,0 +1,74 @@
+"""Fixed-size token windows with overlap, and the whole-document "chunker"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grainlab.chunking.base import Chunk, Chunker, make_chunk, register, trim_span
+from grainlab.data.types import Document
+from grainlab.errors import ConfigError
+from grainlab.models.tokenizers import get_tokenizer
+
+
+@register("fixed_tokens")
+@dataclass(frozen=True)
+class FixedTokenChunker(Chunker):
+    """Windows of ``size`` tokens; consecutive windows share exactly ``overlap`` tokens.
+
+    A window covers the characters from its first token's start to the next window
+    token's start (whitespace trimmed). If re-tokenizing that text gives more than
+    ``size`` tokens (possible where a window starts inside a word), the window gives
+    up its last token until it fits, so ``tokenizer.count(chunk.text) <= size`` always.
+    The next window starts ``overlap`` tokens before the end of this one; only if a
+    window had to shrink to ``overlap`` tokens or fewer (text whose characters span
+    several byte tokens, with overlap close to size) does it start one token later.
+    """
+
+    size: int = 256
+    overlap: int = 0
+    tokenizer: str = "cl100k_base"
+
+    def __post_init__(self) -> None:
+        if self.size < 1:
+            raise ConfigError(f"fixed_tokens size must be ≥ 1, got {self.size}")
+        if not 0 <= self.overlap < self.size:
+            raise ConfigError(f"fixed_tokens overlap must be in [0, size), got {self.overlap}")
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        tok = get_tokenizer(self.tokenizer)
+        # Characters the tokenizer drops (e.g. control characters) stay with a neighbour:
+        # the first window starts at 0 and each window runs to the next one's first token.
+        starts = tok.token_starts(doc.text) or ([0] if doc.text.strip() else [])
+        if starts:
+            starts[0] = 0
+        n = len(starts)
+        bounds = starts + [len(doc.text)]
+        chunks: list[Chunk] = []
+        first = 0
+        while first < n:
+            last = min(first + self.size, n)
+            while True:
+                start, end = trim_span(doc.text, bounds[first], bounds[last])
+                count = tok.count(doc.text[start:end])
+                if count <= self.size or last - first <= 1:
+                    break
+                last -= 1
+            if start < end:
+                chunks.append(make_chunk(doc, len(chunks), start, end, count,
+                                         token_start=first, token_end=last))
+            if last >= n:
+                break
+            first = max(last - self.overlap, first + 1)
+        return chunks
+
+
+@register("none")
+@dataclass(frozen=True)
+class WholeDocument(Chunker):
+    """The whole document as one unit (whitespace trimmed); ``n_tokens`` in cl100k tokens."""
+
+    def chunk(self, doc: Document) -> list[Chunk]:
+        start, end = trim_span(doc.text, 0, len(doc.text))
+        if start == end:
+            return []
+        return [make_chunk(doc, 0, start, end, get_tokenizer("cl100k_base").count(doc.text[start:end]))]

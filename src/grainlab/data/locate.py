@@ -1,0 +1,68 @@
+"""Find a dataset's files: the local mirror first, then the download cache, then download."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import urllib.request
+from pathlib import Path
+
+from grainlab import settings
+from grainlab.data.registry import DatasetSpec
+from grainlab.errors import DatasetNotFound
+
+
+def local_path(spec: DatasetSpec, mirror: str | os.PathLike | None = None) -> Path | None:
+    """The dataset's path in the mirror or the download cache, if it is there."""
+    root = settings.mirror_dir(mirror)
+    candidates = []
+    if root is not None:
+        candidates.append(root / spec.mirror_path)
+    candidates.append(settings.download_dir() / spec.mirror_path)
+    for candidate in candidates:
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def how_to_get(spec: DatasetSpec, mirror: str | os.PathLike | None = None) -> str:
+    root = settings.mirror_dir(mirror)
+    where = f"the mirror {root} has no {spec.mirror_path}" if root else "no mirror is configured"
+    return (
+        f"dataset {spec.name!r} is not available here ({where}). Either set "
+        f"{settings.MIRROR_ENV} (or pass --mirror) to a folder holding '{spec.mirror_path}', "
+        f"or go online so it can be downloaded from {spec.url}."
+    )
+
+
+def download(spec: DatasetSpec) -> Path:
+    """Fetch the dataset from its official URL into the download cache."""
+    target = settings.download_dir() / spec.mirror_path
+    try:
+        if spec.kind == "beir":
+            from beir import util
+
+            zip_dir = target.parent
+            unpacked = Path(util.download_and_unzip(spec.url, str(zip_dir)))
+            if unpacked != target:
+                shutil.move(str(unpacked), str(target))
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".part")
+            os.close(fd)
+            urllib.request.urlretrieve(spec.url, tmp)  # noqa: S310 (official https URL)
+            os.replace(tmp, target)
+    except OSError as exc:
+        raise DatasetNotFound(how_to_get(spec) + f" (download failed: {exc})") from exc
+    return target
+
+
+def ensure_local(spec: DatasetSpec, mirror: str | os.PathLike | None = None, allow_download: bool = True) -> Path:
+    """A local path for ``spec``: mirror, download cache, or a fresh download."""
+    path = local_path(spec, mirror)
+    if path is not None:
+        return path
+    if not allow_download:
+        raise DatasetNotFound(how_to_get(spec, mirror))
+    return download(spec)

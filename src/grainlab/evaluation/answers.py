@@ -1,0 +1,39 @@
+"""Answer-string recall: a hit is a normalised gold answer inside a retrieved text."""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans("", "", string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation: NFD, lowercase, no punctuation, no articles, single spaces."""
+    text = unicodedata.normalize("NFD", text).lower().translate(_PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def has_answer(text: str, answers: Iterable[str]) -> bool:
+    """True if some normalised answer occurs in the normalised text as whole words."""
+    haystack = f" {normalize_answer(text)} "
+    return any(needle.strip() and f" {needle} " in haystack for needle in map(normalize_answer, answers))
+
+
+def answer_recall(run: Mapping[str, list[tuple[str, float]]], unit_text: Mapping[str, str],
+                  answers: Mapping[str, list[str]], ks: Iterable[int]) -> pd.DataFrame:
+    """Per-query ``AnswerRecall@k``: 1 if any of the top-k units contains a gold answer."""
+    ks = sorted(ks)
+    rows = []
+    for qid, gold in answers.items():
+        ranking = run.get(qid, [])
+        first_hit = next((rank for rank, (uid, _) in enumerate(ranking, start=1)
+                          if has_answer(unit_text[uid], gold)), None)
+        for k in ks:
+            rows.append((qid, f"AnswerRecall@{k}", float(first_hit is not None and first_hit <= k)))
+    return pd.DataFrame(rows, columns=["qid", "measure", "value"])

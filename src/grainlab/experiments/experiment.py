@@ -1,0 +1,158 @@
+"""Run several systems over one dataset; return and save tidy per-query and aggregate tables.
+
+Each finished system is written to ``<results>/<name>/per_query/`` at once, under a file
+keyed by content (dataset fingerprint, system, measures, code version): a crash loses
+nothing already finished and a rerun only computes what is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from grainlab import settings
+from grainlab.cache import ArtifactCache, atomic_write_text, content_key
+from grainlab.chunking.base import get_chunker
+from grainlab.data.types import Dataset
+from grainlab.errors import ConfigError
+from grainlab.evaluation.answers import answer_recall
+from grainlab.evaluation.measures import evaluate_run, parse_measures
+from grainlab.evaluation.significance import compare_to_baseline
+from grainlab.experiments.chunk_cache import chunk_corpus
+from grainlab.experiments.manifest import new_manifest
+from grainlab.experiments.systems import System
+from grainlab.retrieval import get_retriever
+
+EXPERIMENT_CODE_VERSION = "experiment-1"
+KEYS = ["dataset", "system", "retriever", "chunker", "aggregate"]
+
+
+@dataclass
+class ExperimentResult:
+    """Tidy tables of one experiment: per query (long), aggregated, significance."""
+
+    per_query: pd.DataFrame
+    aggregate: pd.DataFrame
+    significance: pd.DataFrame
+    manifest: dict[str, Any] = field(default_factory=dict)
+    folder: Path | None = None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text)[:80]
+
+
+def _validate(dataset: Dataset, systems: Sequence[System]) -> None:
+    if not systems:
+        raise ConfigError("no systems to run")
+    names = [s.name for s in systems]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"duplicate systems: {sorted(n for n in names if names.count(n) > 1)}")
+    if not dataset.queries:
+        raise ConfigError(f"dataset {dataset.name!r} has no queries")
+    for system in systems:
+        get_chunker(system.chunker)
+        if dataset.is_qa and system.aggregate is not None:
+            raise ConfigError(f"{dataset.name} is scored by answer recall over units: use aggregate=None "
+                              f"for {system.display}")
+        if not dataset.is_qa and system.aggregate is None:
+            raise ConfigError(f"{dataset.name} has document qrels: give {system.display} an aggregate "
+                              f"('max', 'first' or 'mean')")
+
+
+def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer_ks: Sequence[int],
+               depth: int, cache: ArtifactCache, fingerprint: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Chunk, index, search and score one system; per-query rows plus timings and sizes."""
+    timings: dict[str, float] = {}
+    tick = time.perf_counter()
+    units = chunk_corpus(dataset, get_chunker(system.chunker), cache, fingerprint)
+    timings["chunk_s"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    retriever = get_retriever(system.retriever, cache=cache).index(units)
+    timings["index_s"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    k = max(answer_ks) if dataset.is_qa else depth
+    run = retriever.search(dataset.queries, k=k, aggregate=system.aggregate)
+    timings["search_s"] = time.perf_counter() - tick
+    if dataset.is_qa:
+        texts = {u.chunk_id: u.text for u in units}
+        table = answer_recall(run, texts, dataset.answers, answer_ks)
+        n_tok = {u.chunk_id: u.n_tokens for u in units}
+        tokens = [sum(n_tok[uid] for uid, _ in run.get(q, [])[:max(answer_ks)]) for q in dataset.answers]
+    else:
+        table = evaluate_run(run, dataset.qrels, measures)
+        tokens = []
+    info = {"retriever_spec": retriever.spec, "n_units": len(units),
+            "mean_unit_tokens": float(np.mean([u.n_tokens for u in units])) if units else 0.0,
+            "mean_tokens_retrieved_at_max_k": float(np.mean(tokens)) if tokens else None, **timings}
+    encoder = getattr(retriever, "encoder", None)
+    if encoder is not None:
+        info["model"] = {"id": encoder.model_id, "source": encoder.resolved.source,
+                         "revision": encoder.resolved.revision, "backend": encoder.resolved.backend,
+                         "device": encoder.device}
+    return table, info
+
+
+def run_experiment(dataset: Dataset, systems: Iterable[System], name: str,
+                   measures: Sequence[str] = ("nDCG@10", "R@100"), answer_ks: Sequence[int] = (1, 2, 3, 4, 5),
+                   depth: int = 100, baseline: int | str = 0, significance_measure: str | None = None,
+                   results_dir: str | Path | None = None, cache: ArtifactCache | None = None,
+                   seed: int = 0, n_resamples: int = 10_000, progress: bool = True) -> ExperimentResult:
+    """PyTerrier-style experiment: every system on ``dataset``, evaluated, compared to a baseline."""
+    from tqdm.auto import tqdm
+
+    systems = list(systems)
+    _validate(dataset, systems)
+    parse_measures(measures)
+    cache = cache or ArtifactCache()
+    folder = settings.results_dir(results_dir) / name
+    (folder / "per_query").mkdir(parents=True, exist_ok=True)
+    fingerprint = dataset.fingerprint()
+    manifest = new_manifest(name=name, dataset=dataset.name, dataset_fingerprint=fingerprint,
+                            n_docs=len(dataset.corpus), n_queries=len(dataset.queries),
+                            measures=list(measures), answer_ks=list(answer_ks), depth=depth,
+                            baseline=baseline, seed=seed, systems=[s.name for s in systems])
+    frames = []
+    for system in tqdm(systems, desc=f"{name}: systems", disable=not progress):
+        key = content_key(dataset=fingerprint, system=system.name, measures=list(measures),
+                          answer_ks=list(answer_ks), depth=depth, code=EXPERIMENT_CODE_VERSION)
+        path = folder / "per_query" / f"{_slug(dataset.name + '-' + system.name)}-{key[:12]}.csv"
+        info_path = path.with_suffix(".json")
+        if path.exists() and info_path.exists():
+            table = pd.read_csv(path, dtype={"qid": str})
+            info = {**json.loads(info_path.read_text()), "reused": True}
+        else:
+            table, info = run_system(dataset, system, measures, answer_ks, depth, cache, fingerprint)
+            table.insert(0, "aggregate", system.aggregate or "units")
+            table.insert(0, "chunker", system.chunker)
+            table.insert(0, "retriever", system.retriever)
+            table.insert(0, "system", system.display)
+            table.insert(0, "dataset", dataset.name)
+            atomic_write_text(path, table.to_csv(index=False))
+            atomic_write_text(info_path, json.dumps(info, indent=1))
+        manifest["systems"][system.display] = {"name": system.name, "key": key, **info}
+        frames.append(table)
+    per_query = pd.concat(frames, ignore_index=True)
+    aggregate = (per_query.groupby(KEYS + ["measure"], sort=False)["value"]
+                 .agg(["mean", "count"]).reset_index())
+    sizes = pd.DataFrame([{"system": s, "n_units": i["n_units"], "mean_unit_tokens": i["mean_unit_tokens"]}
+                          for s, i in manifest["systems"].items()])
+    aggregate = aggregate.merge(sizes, on="system", how="left")
+    base = systems[baseline].display if isinstance(baseline, int) else baseline
+    measure = significance_measure or (f"AnswerRecall@{max(answer_ks)}" if dataset.is_qa else measures[0])
+    significance = compare_to_baseline(per_query, base, measure, n_resamples=n_resamples, seed=seed)
+    if not significance.empty:
+        significance.insert(0, "dataset", dataset.name)
+    atomic_write_text(folder / "per_query.csv", per_query.to_csv(index=False))
+    atomic_write_text(folder / "aggregate.csv", aggregate.to_csv(index=False))
+    atomic_write_text(folder / "significance.csv", significance.to_csv(index=False))
+    atomic_write_text(folder / "manifest.json", json.dumps(manifest, indent=1, default=str))
+    return ExperimentResult(per_query, aggregate, significance, manifest, folder)

@@ -1,0 +1,44 @@
+"""What a result was made with: parameters, versions, commit, seed, timings."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import grainlab
+
+PACKAGES = ("torch", "transformers", "sentence-transformers", "onnxruntime", "bm25s", "ir-measures",
+            "beir", "tiktoken", "pysbd", "numpy", "pandas", "scipy")
+
+
+def package_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version(), "grainlab": grainlab.__version__}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def git_commit(path: Path | None = None) -> str:
+    """The commit of the working tree (with ``-dirty`` when it has changes), or ``unknown``."""
+    cwd = path or Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
+                                check=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return commit + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def new_manifest(**parameters: Any) -> dict[str, Any]:
+    return {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "parameters": parameters,
+            "versions": package_versions(), "git_commit": git_commit(), "platform": platform.platform(),
+            "systems": {}}

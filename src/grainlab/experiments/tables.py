@@ -1,0 +1,79 @@
+"""Helpers that reshape tidy result tables for figures and comparison tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from grainlab.chunking.base import get_chunker
+from grainlab.evaluation.significance import compare_to_baseline
+from grainlab.spec import parse_spec
+
+
+def retriever_label(spec: str) -> str:
+    """``dense(model=BAAI/bge-small-en-v1.5,...)`` → ``bge-small-en-v1.5``; ``bm25(...)`` → ``BM25``."""
+    name, params = parse_spec(spec)
+    if name == "dense":
+        return str(params["model"]).split("/")[-1]
+    return name.upper() if name == "bm25" else name
+
+
+def with_spec_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """Add ``retriever_label``, ``chunker_name`` and ``chunk_size`` columns parsed from the specs."""
+    out = table.copy()
+    out["retriever_label"] = out["retriever"].map(retriever_label)
+    params = {spec: get_chunker(spec) for spec in out["chunker"].unique()}
+    out["chunker_name"] = out["chunker"].map(lambda s: params[s].name)
+    out["chunk_size"] = out["chunker"].map(lambda s: getattr(params[s], "size", None))
+    return out
+
+
+def best_rows(aggregate: pd.DataFrame, measure: str, by: Sequence[str]) -> pd.DataFrame:
+    """The row with the highest mean ``measure`` within each ``by`` group."""
+    data = aggregate[aggregate["measure"] == measure]
+    return data.loc[data.groupby(list(by))["mean"].idxmax()].reset_index(drop=True)
+
+
+def significance_by_group(per_query: pd.DataFrame, measure: str, by: Sequence[str],
+                          baseline: str = "best", n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Within each group (e.g. dataset × retriever) compare every system with the group's
+    baseline — its best system when ``baseline == "best"`` — with Holm correction per group."""
+    frames = []
+    data = per_query[per_query["measure"] == measure]
+    for key, group in data.groupby(list(by), sort=False):
+        means = group.groupby("system")["value"].mean()
+        base = means.idxmax() if baseline == "best" else baseline
+        result = compare_to_baseline(group, base, measure, n_resamples=n_resamples, seed=seed)
+        for column, value in zip(by, key if isinstance(key, tuple) else (key,)):
+            result.insert(0, column, value)
+        frames.append(result)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def gate_table(aggregate: pd.DataFrame, gates: dict[str, tuple[float, float, str]],
+               measure: str = "nDCG@10") -> pd.DataFrame:
+    """Measured vs expected for sanity gates keyed by ``bm25`` or a dense model id."""
+    rows = []
+    data = aggregate[aggregate["measure"] == measure]
+    for _, row in data.iterrows():
+        name, params = parse_spec(row["retriever"])
+        key = str(params.get("model", name))
+        if key not in gates:
+            continue
+        expected, tolerance, source = gates[key]
+        rows.append({"retriever": retriever_label(row["retriever"]), "measure": measure,
+                     "ours": round(row["mean"], 4), "expected": expected, "tolerance": tolerance,
+                     "pass": abs(row["mean"] - expected) <= tolerance, "source": source})
+    return pd.DataFrame(rows)
+
+
+def markdown_table(table: pd.DataFrame, floatfmt: str = ".3f") -> str:
+    """A pipe table without the optional ``tabulate`` dependency."""
+    def cell(value) -> str:
+        return format(value, floatfmt) if isinstance(value, float) else str(value)
+
+    header = "| " + " | ".join(map(str, table.columns)) + " |"
+    rule = "|" + "|".join("---" for _ in table.columns) + "|"
+    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    return "\n".join([header, rule, *body])

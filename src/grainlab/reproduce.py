@@ -1,0 +1,76 @@
+"""Run the notebooks through papermill and gather their paper-vs-ours tables."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from grainlab import settings
+from grainlab.settings import project_root
+from grainlab.cache import atomic_write_text
+from grainlab.errors import ConfigError
+
+NOTEBOOKS: dict[str, str] = {
+    "chunk_size": "01_chunk_size",
+}
+PROFILES = ("quick", "full")
+
+
+def notebook_paths(name: str, root: Path) -> tuple[Path, Path]:
+    """The ``.py`` (jupytext source) and ``.ipynb`` of a registered notebook."""
+    if name not in NOTEBOOKS:
+        raise ConfigError(f"unknown notebook {name!r}; known: {', '.join(NOTEBOOKS)}")
+    stem = root / "notebooks" / NOTEBOOKS[name]
+    return stem.with_suffix(".py"), stem.with_suffix(".ipynb")
+
+
+def build_notebook(py_path: Path, ipynb_path: Path) -> None:
+    """Write the ``.ipynb`` from its jupytext ``py:percent`` source (outputs empty)."""
+    import jupytext
+
+    notebook = jupytext.read(py_path)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    jupytext.write(notebook, ipynb_path, fmt="ipynb")
+
+
+def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str | None = None,
+              root: Path | None = None) -> Path:
+    """Execute notebooks with ``PROFILE`` injected; write executed copies and ``results/summary.md``."""
+    import papermill
+
+    if profile not in PROFILES:
+        raise ConfigError(f"profile must be one of {PROFILES}, got {profile!r}")
+    root = root or project_root()
+    names = only or list(NOTEBOOKS)
+    if mirror:
+        os.environ[settings.MIRROR_ENV] = str(Path(mirror).resolve())
+    executed = root / "results" / "executed"
+    executed.mkdir(parents=True, exist_ok=True)
+    timings: dict[str, float] = {}
+    for name in names:
+        py_path, ipynb_path = notebook_paths(name, root)
+        if not ipynb_path.exists():
+            build_notebook(py_path, ipynb_path)
+        tick = time.perf_counter()
+        papermill.execute_notebook(
+            str(ipynb_path), str(executed / f"{NOTEBOOKS[name]}.{profile}.ipynb"),
+            parameters={"PROFILE": profile}, cwd=str(root / "notebooks"),
+            kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"), progress_bar=False)
+        timings[name] = time.perf_counter() - tick
+    return write_summary(root, profile, timings)
+
+
+def write_summary(root: Path, profile: str, timings: dict[str, float]) -> Path:
+    """``results/summary.md``: every notebook's paper-vs-ours table, with run times."""
+    lines = ["# grainlab results summary", "",
+             f"Profile of the last `grainlab reproduce` run: **{profile}**.", "",
+             "| notebook | run time (s) |", "|---|---|"]
+    lines += [f"| {name} | {seconds:.0f} |" for name, seconds in timings.items()]
+    for name, stem in NOTEBOOKS.items():
+        table = root / "results" / name / profile / "paper_vs_ours.md"
+        if table.exists():
+            lines += ["", f"## {name} ({stem})", "", table.read_text().strip()]
+    path = root / "results" / "summary.md"
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path

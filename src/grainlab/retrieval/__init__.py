@@ -1,0 +1,27 @@
+"""Retrievers (BM25, dense), unit→document aggregation, and a spec-string factory."""
+
+from __future__ import annotations
+
+from grainlab.cache import ArtifactCache
+from grainlab.errors import ConfigError
+from grainlab.retrieval.aggregate import METHODS, UnitGroups
+from grainlab.retrieval.base import Retriever, Run, top_k
+from grainlab.retrieval.bm25 import BM25Retriever
+from grainlab.retrieval.dense import DenseRetriever
+from grainlab.spec import parse_spec
+
+__all__ = ["BM25Retriever", "DenseRetriever", "METHODS", "Retriever", "Run", "UnitGroups",
+           "get_retriever", "top_k"]
+
+_FACTORIES = {"bm25": BM25Retriever, "dense": DenseRetriever}
+
+
+def get_retriever(spec: str, cache: ArtifactCache | None = None) -> Retriever:
+    """``bm25``, ``bm25(k1=0.9,b=0.4)``, ``dense(model=BAAI/bge-small-en-v1.5)`` → a retriever."""
+    name, params = parse_spec(spec)
+    if name not in _FACTORIES:
+        raise ConfigError(f"unknown retriever {name!r}; known: {', '.join(sorted(_FACTORIES))}")
+    try:
+        return _FACTORIES[name](**params, cache=cache)
+    except TypeError as exc:
+        raise ConfigError(f"cannot build retriever {spec!r}: {exc}") from exc

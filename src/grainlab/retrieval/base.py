@@ -1,0 +1,68 @@
+"""The retriever protocol: index units, score queries, return ranked runs."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from grainlab.chunking.base import Chunk
+from grainlab.retrieval.aggregate import UnitGroups
+
+Run = dict[str, list[tuple[str, float]]]
+"""query id → ``[(unit or document id, score), ...]`` best first."""
+
+
+def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices and values of the ``k`` best columns of each row, best first (ties by index)."""
+    k = min(k, scores.shape[1])
+    if k == 0:
+        empty = np.zeros((scores.shape[0], 0))
+        return empty.astype(int), empty
+    part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    vals = np.take_along_axis(scores, part, axis=1)
+    order = np.lexsort((part, -vals), axis=1)
+    index = np.take_along_axis(part, order, axis=1)
+    return index, np.take_along_axis(scores, index, axis=1)
+
+
+class Retriever(ABC):
+    """Scores every indexed unit for each query; ``search`` ranks units or documents."""
+
+    units: Sequence[Chunk]
+
+    @property
+    @abstractmethod
+    def spec(self) -> str:
+        """Canonical string, e.g. ``bm25(k1=1.5,b=0.75,method=lucene)``."""
+
+    @abstractmethod
+    def index(self, units: Sequence[Chunk]) -> "Retriever":
+        """Build (or load from the cache) the index over ``units``."""
+
+    @abstractmethod
+    def score(self, queries: list[str]) -> np.ndarray:
+        """``[len(queries), len(units)]`` scores."""
+
+    def search(self, queries: dict[str, str], k: int = 100, aggregate: str | None = None,
+               block: int = 128, progress: bool = False) -> Run:
+        """Top-``k`` units per query, or top-``k`` documents when ``aggregate`` is
+        ``max``/``first``/``mean`` (units scored, then combined per document)."""
+        groups = UnitGroups.from_units(self.units) if aggregate else None
+        ids = groups.doc_ids if groups else [u.chunk_id for u in self.units]
+        qids = list(queries)
+        run: Run = {}
+        for start in tqdm(range(0, len(qids), block), desc=f"search {self.spec}", disable=not progress):
+            batch = qids[start:start + block]
+            scores = self.score([queries[q] for q in batch])
+            if groups is not None:
+                scores = groups.aggregate(scores, aggregate)
+            index, values = top_k(scores, k)
+            for row, qid in enumerate(batch):
+                run[qid] = [(ids[i], float(v)) for i, v in zip(index[row], values[row]) if np.isfinite(v)]
+        return run
+
+    def __str__(self) -> str:
+        return self.spec

@@ -1,0 +1,83 @@
+"""BM25 through bm25s (Snowball stemming, English stopwords), index cached on disk."""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from grainlab.cache import ArtifactCache, content_key, hash_texts
+from grainlab.chunking.base import Chunk
+from grainlab.retrieval.base import Retriever
+from grainlab.spec import format_spec
+
+BM25_CODE_VERSION = "bm25-1"
+
+
+@functools.lru_cache(maxsize=2)
+def _stemmer(language: str):
+    import Stemmer
+
+    return Stemmer.Stemmer(language)
+
+
+@dataclass
+class BM25Retriever(Retriever):
+    """``bm25(k1=1.5,b=0.75,method=lucene)`` over unit texts."""
+
+    k1: float = 1.5
+    b: float = 0.75
+    method: str = "lucene"
+    stemmer: str = "english"
+    stopwords: str = "en"
+    cache: ArtifactCache | None = None
+    units: Sequence[Chunk] = field(default_factory=list, repr=False)
+
+    @property
+    def spec(self) -> str:
+        return format_spec("bm25", {"k1": self.k1, "b": self.b, "method": self.method})
+
+    def tokenize(self, texts: list[str]) -> list[list[str]]:
+        """The analyzer: lowercase words, stopwords removed, Snowball-stemmed."""
+        import bm25s
+
+        return bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
+                              return_ids=False, show_progress=False)
+
+    def index(self, units: Sequence[Chunk]) -> "BM25Retriever":
+        import bm25s
+
+        self.units = units
+        texts = [u.text for u in units]
+        key = content_key(kind="bm25", units=hash_texts((u.chunk_id, u.text) for u in units),
+                          k1=self.k1, b=self.b, method=self.method, stemmer=self.stemmer,
+                          stopwords=self.stopwords, code=BM25_CODE_VERSION, bm25s=bm25s.__version__)
+        folder = (self.cache or ArtifactCache()).path("bm25", key, "")
+        if folder.exists():
+            self._model = bm25s.BM25.load(str(folder))
+            return self
+        self._model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        tokens = bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
+                                show_progress=False)
+        self._model.index(tokens, show_progress=False)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-")
+        try:
+            self._model.save(tmp)
+            os.replace(tmp, folder)
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return self
+
+    def score(self, queries: list[str]) -> np.ndarray:
+        tokens = self.tokenize(queries)
+        out = np.zeros((len(queries), len(self.units)), dtype=np.float32)
+        for row, query_tokens in enumerate(tokens):
+            if query_tokens:
+                out[row] = self._model.get_scores(query_tokens)
+        return out

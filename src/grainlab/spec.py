@@ -1,0 +1,64 @@
+"""Canonical configuration strings: ``name(key=value,...)`` ↔ (name, params).
+
+Every chunker and retriever has one; it is the results column and a cache-key part.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from grainlab.errors import ConfigError
+
+_SPEC = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def format_value(value: Any) -> str:
+    """Render a literal so that :func:`parse_value` gives it back."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    text = str(value)
+    if any(ch in text for ch in ",()=") or text != text.strip():
+        raise ConfigError(f"value {text!r} cannot appear in a spec string")
+    return text
+
+
+def parse_value(text: str) -> Any:
+    """Parse an int, float, bool or bare string literal."""
+    text = text.strip()
+    if text in ("true", "True"):
+        return True
+    if text in ("false", "False"):
+        return False
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def format_spec(name: str, params: dict[str, Any]) -> str:
+    """``format_spec("fixed_tokens", {"size": 64})`` → ``"fixed_tokens(size=64)"``."""
+    if not params:
+        return name
+    inner = ",".join(f"{key}={format_value(value)}" for key, value in params.items())
+    return f"{name}({inner})"
+
+
+def parse_spec(text: str) -> tuple[str, dict[str, Any]]:
+    """Split ``name(k=v,...)`` into its name and parameter dict."""
+    match = _SPEC.match(text)
+    if not match:
+        raise ConfigError(f"not a spec string: {text!r}; expected e.g. 'fixed_tokens(size=256,overlap=0)'")
+    name, inner = match.group(1), match.group(2)
+    params: dict[str, Any] = {}
+    if inner and inner.strip():
+        for part in inner.split(","):
+            if "=" not in part:
+                raise ConfigError(f"parameter {part.strip()!r} in {text!r} needs the form key=value")
+            key, value = part.split("=", 1)
+            params[key.strip()] = parse_value(value)
+    return name, params

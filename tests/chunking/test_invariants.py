@@ -1,0 +1,161 @@
+"""Properties every chunker must keep, on arbitrary text (hypothesis)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grainlab.chunking import get_chunker
+from grainlab.data import Document
+from grainlab.models.tokenizers import get_tokenizer
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+
+WORDS = st.sampled_from(["the", "cell", "Müller", "naïve", "東京", "🙂", "x1", "e.g.", "Dr.", "end.",
+                         "?", "¿Qué", "co-op", "—", "résumé", "ünïcödé", "ok!", "A", "z", "12,5"])
+SEPS = st.sampled_from([" ", " ", " ", "  ", "\n", "\n\n", "\t", ". ", "", "\u00a0"])
+TEXT = st.one_of(
+    st.lists(st.tuples(WORDS, SEPS), max_size=120).map(lambda p: "".join(w + s for w, s in p)),
+    st.text(max_size=400),
+)
+CHUNKERS = [
+    "fixed_tokens(size=8,overlap=0)",
+    "fixed_tokens(size=16,overlap=5)",
+    "fixed_tokens(size=7,overlap=6)",
+    f"fixed_tokens(size=12,overlap=3,tokenizer={MINILM})",
+    "sentences(n=1)",
+    "sentences(n=3)",
+    "recursive(size=8)",
+    "recursive(size=24)",
+    f"recursive(size=16,tokenizer={MINILM})",
+    "none",
+]
+PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def chunks_of(spec: str, text: str, doc_id: str = "doc-1"):
+    doc = Document(doc_id, text)
+    return doc, get_chunker(spec).chunk(doc)
+
+
+@pytest.mark.parametrize("spec", CHUNKERS)
+@PROPERTY
+@given(text=TEXT)
+def test_offsets_exact_and_ids_derived(spec, text):
+    doc, chunks = chunks_of(spec, text)
+    for position, chunk in enumerate(chunks):
+        assert doc.text[chunk.start:chunk.end] == chunk.text
+        assert 0 <= chunk.start < chunk.end <= len(doc.text)
+        assert chunk.text == chunk.text.strip()
+        assert chunk.chunk_id == f"doc-1#{position}" and chunk.position == position
+        assert chunk.doc_id == "doc-1" and chunk.parent_id == "doc-1"
+    assert [c.start for c in chunks] == sorted(c.start for c in chunks)
+
+
+@pytest.mark.parametrize("spec", CHUNKERS)
+@PROPERTY
+@given(text=TEXT)
+def test_no_text_lost_or_invented(spec, text):
+    doc, chunks = chunks_of(spec, text)
+    covered = [False] * len(text)
+    for chunk in chunks:
+        for i in range(chunk.start, chunk.end):
+            covered[i] = True
+    lost = [ch for ch, hit in zip(text, covered) if not hit and not ch.isspace()]
+    assert lost == []
+    if not text.strip():
+        assert chunks == []
+
+
+@pytest.mark.parametrize("spec", [s for s in CHUNKERS if s.startswith(("fixed", "recursive"))])
+@PROPERTY
+@given(text=TEXT)
+def test_size_limit_respected_after_retokenizing(spec, text):
+    chunker = get_chunker(spec)
+    tokenizer = get_tokenizer(chunker.tokenizer)
+    _, chunks = chunks_of(spec, text)
+    for chunk in chunks:
+        assert chunk.n_tokens == tokenizer.count(chunk.text)
+        assert chunk.n_tokens <= chunker.size
+
+
+@pytest.mark.parametrize("spec", [s for s in CHUNKERS if s.startswith("fixed")])
+@PROPERTY
+@given(text=TEXT)
+def test_overlap_exactly_as_asked(spec, text):
+    chunker = get_chunker(spec)
+    _, chunks = chunks_of(spec, text)
+    for left, right in zip(chunks, chunks[1:]):
+        if left.token_end - left.token_start > chunker.overlap:
+            assert left.token_end - right.token_start == chunker.overlap
+        else:  # the left window gave up tokens to fit; the next one still moves forward
+            assert right.token_start == left.token_start + 1
+
+
+def test_overlap_exact_on_ordinary_text():
+    text = "The quick brown fox jumps over the lazy dog near the riverbank. " * 30
+    for size, overlap in [(16, 5), (64, 16), (128, 64)]:
+        chunks = chunks_of(f"fixed_tokens(size={size},overlap={overlap})", text)[1]
+        assert len(chunks) > 3
+        assert all(a.token_end - b.token_start == overlap for a, b in zip(chunks, chunks[1:]))
+
+
+@pytest.mark.parametrize("spec", ["sentences(n=1)", "sentences(n=4)"])
+@PROPERTY
+@given(text=TEXT)
+def test_sentence_chunks_never_overlap(spec, text):
+    _, chunks = chunks_of(spec, text)
+    for left, right in zip(chunks, chunks[1:]):
+        assert left.end <= right.start
+    assert all(c.metadata["n_sentences"] <= get_chunker(spec).n for c in chunks)
+
+
+@pytest.mark.parametrize("spec", CHUNKERS)
+def test_ids_stable_across_runs(spec):
+    text = "Alpha beta gamma. Delta epsilon zeta! Eta theta iota? " * 20
+    first = [(c.chunk_id, c.start, c.end) for c in chunks_of(spec, text)[1]]
+    second = [(c.chunk_id, c.start, c.end) for c in get_chunker(spec).chunk(Document("doc-1", text))]
+    assert first == second and first
+
+
+@pytest.mark.parametrize("spec", CHUNKERS)
+@pytest.mark.parametrize("text", ["", "   ", "\n\n\t "])
+def test_empty_and_whitespace_documents_give_no_chunks(spec, text):
+    assert chunks_of(spec, text)[1] == []
+
+
+@pytest.mark.parametrize("spec", CHUNKERS)
+def test_non_ascii_document(spec):
+    text = "Zürich liegt am See. 東京は日本の首都です。 Ça va très bien — merci! 🙂🙂 Ελληνικά κείμενα."
+    doc, chunks = chunks_of(spec, text)
+    assert chunks and all(doc.text[c.start:c.end] == c.text for c in chunks)
+
+
+@pytest.mark.parametrize("size,overlap", [(64, 0), (64, 16), (100, 99), (32, 8)])
+def test_chunk_count_matches_formula(size, overlap):
+    """N = 1 + ceil((T - L) / S) windows for T > L tokens, stride S = L - overlap."""
+    text = " ".join(f"word{i}" for i in range(700))
+    tokens = get_tokenizer("cl100k_base").count(text)
+    chunks = chunks_of(f"fixed_tokens(size={size},overlap={overlap})", text)[1]
+    assert len(chunks) == 1 + math.ceil((tokens - size) / (size - overlap))
+
+
+def test_canonical_strings_round_trip():
+    for spec in CHUNKERS:
+        chunker = get_chunker(spec)
+        assert get_chunker(chunker.spec) == chunker
+        assert get_chunker(chunker.spec).spec == chunker.spec
+    assert get_chunker("sentences(n=5)").spec == "sentences(n=5,tokenizer=cl100k_base)"
+
+
+@pytest.mark.parametrize("bad", ["fixed_tokens(size=0)", "fixed_tokens(size=8,overlap=8)",
+                                 "fixed_tokens(size=8,stride=2)", "recursive(size=2)", "sentences(n=0)",
+                                 "semantic_magic(size=3)"])
+def test_invalid_parameters_raise_config_errors(bad):
+    from grainlab.errors import ConfigError
+
+    with pytest.raises(ConfigError):
+        get_chunker(bad)

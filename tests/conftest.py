@@ -1,0 +1,69 @@
+"""Shared fixtures: the offline mirror, a private cache, tiny BEIR folders."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from grainlab.cache import ArtifactCache
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def mirror_path() -> Path | None:
+    """``$GRAINLAB_MIRROR``, else ``../shared/data`` beside the repository."""
+    env = os.environ.get("GRAINLAB_MIRROR")
+    candidate = Path(env) if env else REPO.parent / "shared" / "data"
+    return candidate if (candidate / "beir_scifact" / "corpus.jsonl").exists() else None
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    path = mirror_path()
+    if path is None:
+        pytest.skip("no dataset mirror: set GRAINLAB_MIRROR or place shared/data beside the repo")
+    return path
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> ArtifactCache:
+    return ArtifactCache(tmp_path / "cache")
+
+
+def write_beir(folder: Path, corpus: dict[str, tuple[str, str]], queries: dict[str, str],
+               qrels: list[tuple[str, str, int]], split: str = "test") -> Path:
+    """A BEIR folder: corpus {id: (title, text)}, queries {id: text}, qrels rows."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "corpus.jsonl").open("w") as handle:
+        for doc_id, (title, text) in corpus.items():
+            handle.write(json.dumps({"_id": doc_id, "title": title, "text": text}) + "\n")
+    with (folder / "queries.jsonl").open("w") as handle:
+        for qid, text in queries.items():
+            handle.write(json.dumps({"_id": qid, "text": text}) + "\n")
+    (folder / "qrels").mkdir(exist_ok=True)
+    lines = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{d}\t{r}" for q, d, r in qrels]
+    (folder / "qrels" / f"{split}.tsv").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+TOY_CORPUS = {
+    "d1": ("Solar power", "Photovoltaic cells convert sunlight directly into electricity."),
+    "d2": ("Wind power", "Wind turbines convert the kinetic energy of moving air into electricity."),
+    "d3": ("Coffee", "Coffee is brewed from roasted coffee beans and contains caffeine."),
+    "d4": ("Tea", "Tea is an aromatic beverage prepared by pouring hot water over cured leaves."),
+    "d5": ("Batteries", "Lithium-ion batteries store electricity for phones and electric cars."),
+}
+TOY_QUERIES = {"q1": "how do solar cells make electricity", "q2": "which drink contains caffeine",
+               "q3": "storing electricity in batteries"}
+TOY_QRELS = [("q1", "d1", 1), ("q2", "d3", 1), ("q3", "d5", 1), ("q3", "d1", 0)]
+
+
+@pytest.fixture
+def toy_mirror(tmp_path: Path) -> Path:
+    """A mirror folder holding a tiny BEIR 'scifact' with the real layout."""
+    root = tmp_path / "mirror"
+    write_beir(root / "beir_scifact", TOY_CORPUS, TOY_QUERIES, TOY_QRELS)
+    return root

@@ -1,0 +1,35 @@
+from grainlab.data import Dataset, Document, stitch_documents
+
+
+def make(texts, answers):
+    corpus = {f"p{i}": Document(f"p{i}", t) for i, t in enumerate(texts)}
+    queries = {f"q{i}": f"question {i}" for i in range(len(answers))}
+    qrels = {f"q{i}": {doc: 1} for i, (doc, _) in enumerate(answers)}
+    return Dataset("toy", corpus, queries, qrels, {f"q{i}": a for i, (_, a) in enumerate(answers)})
+
+
+def test_stitched_documents_reach_min_length_and_keep_offsets():
+    texts = [f"Paragraph {i} talks about topic {i}. " * 5 for i in range(10)]
+    data = stitch_documents(make(texts, [("p0", ["topic 0"])]), min_chars=500)
+    assert all(len(d.text) >= 500 for d in data.corpus.values())
+    for stitched_id, spans in data.info["segments"].items():
+        text = data.corpus[stitched_id].text
+        for source, start, end in spans:
+            assert text[start:end] == texts[int(source[1:])]
+    assert sum(len(s) for s in data.info["segments"].values()) == 10
+
+
+def test_only_questions_with_a_unique_answer_survive():
+    texts = ["alpha beta. " * 30, "gamma unique delta. " + "filler. " * 40, "alpha again. " * 30]
+    answers = [("p0", ["alpha beta"]), ("p1", ["unique delta", "filler"]), ("p2", ["missing"])]
+    data = stitch_documents(make(texts, answers), min_chars=10_000)
+    assert len(data.corpus) == 1
+    assert data.answers == {"q1": ["unique delta"]}
+    assert data.qrels == {"q1": {"toy-stitched-0": 1}}
+    assert data.name == "toy_stitched" and data.info["questions_before"] == 3
+
+
+def test_short_tail_is_merged_into_the_previous_document():
+    texts = ["x" * 60, "y" * 60, "z" * 10]
+    data = stitch_documents(make(texts, []), min_chars=100)
+    assert [len(d.text) for d in data.corpus.values()] == [60 + 2 + 60 + 2 + 10]

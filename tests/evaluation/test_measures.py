@@ -1,0 +1,50 @@
+"""ir-measures through our wrapper, on tiny inline qrels and runs with hand-computed values."""
+
+import math
+
+import pytest
+
+from grainlab.errors import ConfigError, MalformedData
+from grainlab.evaluation import evaluate_run, read_trec_run, write_trec_run
+
+QRELS = {"q1": {"d1": 1, "d2": 1, "d9": 0}, "q2": {"d5": 2}, "q3": {"d7": 1}}
+RUN = {"q1": [("d3", 3.0), ("d1", 2.0), ("d2", 1.0)], "q2": [("d5", 9.0), ("d6", 1.0)]}
+
+
+def values(table):
+    return {(r.qid, r.measure): r.value for r in table.itertuples()}
+
+
+def test_hand_computed_values():
+    got = values(evaluate_run(RUN, QRELS, ["nDCG@10", "RR", "P@1", "R@2"]))
+    ideal = 1 + 1 / math.log2(3)
+    assert got[("q1", "nDCG@10")] == pytest.approx((1 / math.log2(3) + 1 / math.log2(4)) / ideal)
+    assert got[("q1", "RR")] == pytest.approx(0.5)
+    assert got[("q1", "P@1")] == 0.0
+    assert got[("q1", "R@2")] == pytest.approx(0.5)
+    assert got[("q2", "nDCG@10")] == pytest.approx(1.0)
+    assert got[("q2", "RR")] == 1.0
+
+
+def test_unanswered_judged_queries_count_as_zero():
+    got = values(evaluate_run(RUN, QRELS, ["nDCG@10"]))
+    assert got[("q3", "nDCG@10")] == 0.0
+    assert len(got) == 3
+
+
+def test_unknown_measure_is_a_clear_error():
+    with pytest.raises(ConfigError, match="unknown measure 'nDCG@ten'"):
+        evaluate_run(RUN, QRELS, ["nDCG@ten"])
+
+
+def test_trec_run_round_trip(tmp_path):
+    path = tmp_path / "run.txt"
+    write_trec_run(RUN, str(path))
+    assert read_trec_run(str(path)) == RUN
+
+
+def test_malformed_run_line_is_named(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2\n")
+    with pytest.raises(MalformedData, match=r"run.txt:2: expected"):
+        read_trec_run(str(path))

@@ -1,0 +1,35 @@
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from grainlab.evaluation import compare_to_baseline, holm, randomization_test
+
+
+def test_holm_against_hand_values():
+    # sorted p: 0.01*3=0.03, 0.02*2=0.04, 0.04*1=0.04 (monotone)
+    assert holm([0.04, 0.01, 0.02]) == pytest.approx([0.04, 0.03, 0.04])
+    assert holm([0.5, 0.9]) == pytest.approx([1.0, 1.0])
+
+
+def test_randomization_test():
+    rng = np.random.default_rng(0)
+    a = rng.normal(size=200)
+    assert randomization_test(a, a) == 1.0
+    assert randomization_test(a + 1.0, a, n_resamples=2000) < 0.01
+    b = a + rng.normal(scale=0.01, size=200) * 0
+    assert randomization_test(a, b) == 1.0
+
+
+def test_compare_to_baseline_table():
+    qids = [f"q{i}" for i in range(6)]
+    base = [0.0, 0.5, 1.0, 0.2, 0.3, 0.4]
+    better = [1.0, 0.5, 1.0, 0.9, 0.8, 0.9]
+    rows = [(q, "base", "m", v) for q, v in zip(qids, base)] + [(q, "new", "m", v) for q, v in zip(qids, better)]
+    table = compare_to_baseline(pd.DataFrame(rows, columns=["qid", "system", "measure", "value"]),
+                                "base", "m", n_resamples=5000)
+    row = table.iloc[0]
+    assert (row.wins, row.ties, row.losses) == (4, 2, 0)
+    assert row.delta == pytest.approx(np.mean(better) - np.mean(base))
+    assert row.p_ttest == pytest.approx(stats.ttest_rel(better, base).pvalue)
+    assert 0 < row.p_randomization < 0.2

@@ -1,0 +1,40 @@
+"""Notebooks: the committed .ipynb equals its jupytext source, and each runs (quick profile)."""
+
+import json
+import os
+
+import jupytext
+import pytest
+
+from grainlab.reproduce import NOTEBOOKS, notebook_paths, reproduce
+from grainlab.settings import project_root
+
+ROOT = project_root()
+
+
+@pytest.mark.parametrize("name", list(NOTEBOOKS))
+def test_ipynb_matches_py_source_and_has_no_outputs(name):
+    py_path, ipynb_path = notebook_paths(name, ROOT)
+    source = jupytext.read(py_path)
+    committed = jupytext.read(ipynb_path)
+    assert [c.source for c in committed.cells] == [c.source for c in source.cells]
+    raw = json.loads(ipynb_path.read_text())
+    assert all(not c.get("outputs") for c in raw["cells"] if c["cell_type"] == "code")
+    tagged = [c for c in source.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(tagged) == 1 and "PROFILE = \"quick\"" in tagged[0].source
+
+
+@pytest.mark.notebook
+@pytest.mark.mirror
+@pytest.mark.parametrize("name", list(NOTEBOOKS))
+def test_quick_profile_runs_under_papermill(name, mirror, monkeypatch):
+    monkeypatch.setenv("GRAINLAB_MIRROR", str(mirror))
+    summary = reproduce(profile="quick", only=[name], root=ROOT)
+    text = summary.read_text()
+    assert name in text and "| notebook | run time (s) |" in text
+    executed = ROOT / "results" / "executed" / f"{NOTEBOOKS[name]}.quick.ipynb"
+    cells = json.loads(executed.read_text())["cells"]
+    errors = [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert errors == []
+    assert (ROOT / "results" / name / "quick" / "paper_vs_ours.md").exists()
+    assert os.environ["GRAINLAB_MIRROR"] == str(mirror)
