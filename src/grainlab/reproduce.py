@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 from grainlab import settings
-from grainlab.settings import project_root
 from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError
+from grainlab.settings import project_root
 
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",

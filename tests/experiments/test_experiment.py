@@ -2,7 +2,6 @@
 
 import json
 
-import pandas as pd
 import pytest
 
 from grainlab.data import Dataset, Document, load_dataset

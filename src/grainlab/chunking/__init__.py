@@ -1,6 +1,13 @@
 """Chunkers behind one protocol and a name registry; every chunk keeps exact offsets."""
 
-from grainlab.chunking.base import Chunk, Chunker, available_chunkers, chunk_id, get_chunker, register
+from grainlab.chunking.base import (
+           Chunk,
+           Chunker,
+           available_chunkers,
+           chunk_id,
+           get_chunker,
+           register,
+)
 from grainlab.chunking.fixed import FixedTokenChunker, WholeDocument
 from grainlab.chunking.recursive import RecursiveChunker
 from grainlab.chunking.sentences import SentenceChunker, sentence_spans

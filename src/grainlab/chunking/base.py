@@ -60,7 +60,7 @@ def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-_REGISTRY: dict[str, type["Chunker"]] = {}
+_REGISTRY: dict[str, type[Chunker]] = {}
 
 
 def register(name: str):

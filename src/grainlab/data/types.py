@@ -29,7 +29,7 @@ class Dataset:
     def is_qa(self) -> bool:
         return bool(self.answers)
 
-    def subset(self, query_ids: list[str] | None = None, doc_ids: list[str] | None = None) -> "Dataset":
+    def subset(self, query_ids: list[str] | None = None, doc_ids: list[str] | None = None) -> Dataset:
         """A smaller dataset (quick profiles): the given queries and/or documents."""
         qids = list(self.queries) if query_ids is None else list(query_ids)
         corpus = self.corpus if doc_ids is None else {d: self.corpus[d] for d in doc_ids}

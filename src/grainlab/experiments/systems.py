@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grainlab.chunking.base import get_chunker
+from grainlab.errors import ConfigError
 from grainlab.retrieval.aggregate import METHODS
 from grainlab.spec import format_spec, parse_spec
-from grainlab.errors import ConfigError
 
 
 def canonical(spec: str) -> str:

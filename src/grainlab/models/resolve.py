@@ -106,7 +106,7 @@ def _from_package(model_id: str) -> ResolvedModel | None:
     return ResolvedModel(model_id, path, copy.backend, "offline-package", f"{copy.package}=={version}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def resolve_model(model_id: str, prefer_offline: bool | None = None) -> ResolvedModel:
     """Resolve ``model_id``: a local folder, the hub cache, the hub, or an offline package.
 

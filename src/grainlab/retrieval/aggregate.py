@@ -24,7 +24,7 @@ class UnitGroups:
     first_unit: np.ndarray  # per document: index of its lowest-position unit
 
     @classmethod
-    def from_units(cls, units: Sequence[Chunk]) -> "UnitGroups":
+    def from_units(cls, units: Sequence[Chunk]) -> UnitGroups:
         doc_ids = list(dict.fromkeys(u.doc_id for u in units))
         slot = {d: i for i, d in enumerate(doc_ids)}
         group = np.fromiter((slot[u.doc_id] for u in units), dtype=np.int64, count=len(units))

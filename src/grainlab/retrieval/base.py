@@ -39,7 +39,7 @@ class Retriever(ABC):
         """Canonical string, e.g. ``bm25(k1=1.5,b=0.75,method=lucene)``."""
 
     @abstractmethod
-    def index(self, units: Sequence[Chunk]) -> "Retriever":
+    def index(self, units: Sequence[Chunk]) -> Retriever:
         """Build (or load from the cache) the index over ``units``."""
 
     @abstractmethod

@@ -49,7 +49,7 @@ class BM25Retriever(Retriever):
         return bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
                               return_ids=False, show_progress=False)
 
-    def index(self, units: Sequence[Chunk]) -> "BM25Retriever":
+    def index(self, units: Sequence[Chunk]) -> BM25Retriever:
         import bm25s
 
         self.units = units

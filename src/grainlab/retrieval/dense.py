@@ -38,7 +38,7 @@ class DenseRetriever(Retriever):
         encode = self.encoder.encode_queries if role == "query" else self.encoder.encode_passages
         return self._cache.array("embeddings", key, lambda: encode(texts))
 
-    def index(self, units: Sequence[Chunk]) -> "DenseRetriever":
+    def index(self, units: Sequence[Chunk]) -> DenseRetriever:
         self.units = units
         self.embeddings = self._embed([u.text for u in units], "passage")
         return self
