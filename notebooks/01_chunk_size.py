@@ -65,7 +65,7 @@ from grainlab import anchors
 from grainlab.data import load_dataset, sample_dataset
 from grainlab.experiments import (System, best_rows, gate_table, markdown_table, run_experiment,
                                   significance_by_group, with_spec_columns)
-from grainlab.plots import plot_metric_vs_chunk_size, save_figure
+from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure
 from grainlab.settings import project_root
 
 if MIRROR:
@@ -146,6 +146,15 @@ save_figure(fig, "chunk_size_recall", FIGURES)
 fig1 = plot_metric_vs_chunk_size(aggregate, {n: "AnswerRecall@1" for n in QA_DATASETS},
                                  f"Answer recall@1 vs chunk size ({PROFILE} profile)")
 save_figure(fig1, "chunk_size_recall_at1", FIGURES)
+
+# %% [markdown]
+# Recall@k at a fixed k rewards large chunks simply for reading more text: five 1024-token chunks
+# read 16× as many tokens as five 64-token ones. The next figure puts every chunk size on the same
+# axis of tokens read (k × mean chunk length, k = 1..5), which is what a reader's context budget pays.
+
+# %%
+fig2 = plot_recall_vs_budget(aggregate, QA_DATASETS, f"Answer recall vs tokens read ({PROFILE} profile)")
+save_figure(fig2, "chunk_size_recall_vs_budget", FIGURES)
 
 # %% [markdown]
 # ## Significance

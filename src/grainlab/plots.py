@@ -48,3 +48,33 @@ def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str,
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
+    """AnswerRecall@k against the tokens it reads (k × mean chunk tokens), a line per chunk
+    size; one panel per dataset × retriever. Compares chunk sizes at equal reading budget.
+
+    ``table`` needs ``dataset, retriever_label, chunk_size, measure, mean, mean_unit_tokens``.
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    data = table[table["measure"].str.startswith("AnswerRecall@") & table["dataset"].isin(datasets)].copy()
+    data["k"] = data["measure"].str.split("@").str[1].astype(int)
+    data["tokens_read"] = data["k"] * data["mean_unit_tokens"]
+    retrievers = sorted(data["retriever_label"].unique())
+    fig, axes = plt.subplots(len(datasets), len(retrievers), figsize=(4.2 * len(retrievers), 3.4 * len(datasets)),
+                             squeeze=False, sharey="row")
+    for row, dataset in enumerate(datasets):
+        for col, retriever in enumerate(retrievers):
+            ax = axes[row][col]
+            part = data[(data["dataset"] == dataset) & (data["retriever_label"] == retriever)]
+            sns.lineplot(data=part, x="tokens_read", y="mean", hue="chunk_size", marker="o", ax=ax,
+                         palette="viridis", legend=(row == 0 and col == len(retrievers) - 1))
+            ax.set_xscale("log")
+            ax.set_xlabel("tokens read (k × mean chunk tokens, cl100k)")
+            ax.set_ylabel("AnswerRecall@k (k = 1..5)")
+            ax.set_title(f"{dataset} — {retriever}", fontsize=9)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

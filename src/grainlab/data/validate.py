@@ -48,19 +48,3 @@ def check_qrels_tsv(path: Path) -> int:
             count += 1
     return count
 
-
-def parse_trec_qrels(path: Path) -> dict[str, dict[str, int]]:
-    """TREC qrels (``qid iter docid rel``), with the offending line named on error."""
-    qrels: dict[str, dict[str, int]] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            fields = line.split()
-            if len(fields) != 4:
-                raise MalformedData(f"{path}:{number}: expected 'qid iter docid rel', got {line.strip()!r}")
-            try:
-                qrels.setdefault(fields[0], {})[fields[2]] = int(fields[3])
-            except ValueError as exc:
-                raise MalformedData(f"{path}:{number}: relevance {fields[3]!r} is not an integer") from exc
-    return qrels

@@ -47,7 +47,7 @@ class ExperimentResult:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text)[:80]
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text)
 
 
 def _validate(dataset: Dataset, systems: Sequence[System]) -> None:
@@ -124,7 +124,9 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], name: str,
     for system in tqdm(systems, desc=f"{name}: systems", disable=not progress):
         key = content_key(dataset=fingerprint, system=system.name, measures=list(measures),
                           answer_ks=list(answer_ks), depth=depth, code=EXPERIMENT_CODE_VERSION)
-        path = folder / "per_query" / f"{_slug(dataset.name + '-' + system.name)}-{key[:12]}.csv"
+        found = sorted((folder / "per_query").glob(f"*-{key[:12]}.csv"))
+        readable = f"{_slug(system.retriever)[:48]}__{_slug(system.chunker)[:64]}"
+        path = found[0] if found else folder / "per_query" / f"{readable}-{key[:12]}.csv"
         info_path = path.with_suffix(".json")
         if path.exists() and info_path.exists():
             table = pd.read_csv(path, dtype={"qid": str})
@@ -143,7 +145,8 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], name: str,
     per_query = pd.concat(frames, ignore_index=True)
     aggregate = (per_query.groupby(KEYS + ["measure"], sort=False)["value"]
                  .agg(["mean", "count"]).reset_index())
-    sizes = pd.DataFrame([{"system": s, "n_units": i["n_units"], "mean_unit_tokens": i["mean_unit_tokens"]}
+    sizes = pd.DataFrame([{"system": s, "n_units": i["n_units"], "mean_unit_tokens": i["mean_unit_tokens"],
+                           "mean_tokens_retrieved_at_max_k": i.get("mean_tokens_retrieved_at_max_k")}
                           for s, i in manifest["systems"].items()])
     aggregate = aggregate.merge(sizes, on="system", how="left")
     base = systems[baseline].display if isinstance(baseline, int) else baseline

@@ -1,4 +1,4 @@
-"""Retrievers (BM25, dense), unit→document aggregation, and a spec-string factory."""
+"""Retrievers (BM25, dense), aggregation, fusion, reranking, a staged pipeline, a spec factory."""
 
 from __future__ import annotations
 
@@ -8,10 +8,13 @@ from grainlab.retrieval.aggregate import METHODS, UnitGroups
 from grainlab.retrieval.base import Retriever, Run, top_k
 from grainlab.retrieval.bm25 import BM25Retriever
 from grainlab.retrieval.dense import DenseRetriever
+from grainlab.retrieval.fusion import rrf, score_fusion
+from grainlab.retrieval.pipeline import Hit, Pipeline, Trace
+from grainlab.retrieval.rerank import Reranker
 from grainlab.spec import parse_spec
 
-__all__ = ["BM25Retriever", "DenseRetriever", "METHODS", "Retriever", "Run", "UnitGroups",
-           "get_retriever", "top_k"]
+__all__ = ["BM25Retriever", "DenseRetriever", "Hit", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
+           "Trace", "UnitGroups", "get_retriever", "rrf", "score_fusion", "top_k"]
 
 _FACTORIES = {"bm25": BM25Retriever, "dense": DenseRetriever}
 

@@ -24,10 +24,15 @@ class UnitGroups:
     first_unit: np.ndarray  # per document: index of its lowest-position unit
 
     @classmethod
-    def from_units(cls, units: Sequence[Chunk]) -> UnitGroups:
-        doc_ids = list(dict.fromkeys(u.doc_id for u in units))
+    def from_units(cls, units: Sequence[Chunk], by: str = "doc") -> UnitGroups:
+        """Group units by their document (``by="doc"``) or their parent (``by="parent"``,
+        parent–child retrieval: score small children, return their parent)."""
+        if by not in ("doc", "parent"):
+            raise ConfigError(f"group units by 'doc' or 'parent', not {by!r}")
+        owner = [u.doc_id if by == "doc" else (u.parent_id or u.doc_id) for u in units]
+        doc_ids = list(dict.fromkeys(owner))
         slot = {d: i for i, d in enumerate(doc_ids)}
-        group = np.fromiter((slot[u.doc_id] for u in units), dtype=np.int64, count=len(units))
+        group = np.fromiter((slot[o] for o in owner), dtype=np.int64, count=len(units))
         positions = np.fromiter((u.position for u in units), dtype=np.int64, count=len(units))
         order = np.lexsort((positions, group))
         counts = np.bincount(group, minlength=len(doc_ids))

@@ -47,10 +47,10 @@ class Retriever(ABC):
         """``[len(queries), len(units)]`` scores."""
 
     def search(self, queries: dict[str, str], k: int = 100, aggregate: str | None = None,
-               block: int = 128, progress: bool = False) -> Run:
-        """Top-``k`` units per query, or top-``k`` documents when ``aggregate`` is
-        ``max``/``first``/``mean`` (units scored, then combined per document)."""
-        groups = UnitGroups.from_units(self.units) if aggregate else None
+               block: int = 128, progress: bool = False, group_by: str = "doc") -> Run:
+        """Top-``k`` units per query, or top-``k`` documents (``group_by="doc"``) or parents
+        (``"parent"``) when ``aggregate`` is ``max``/``first``/``mean``."""
+        groups = UnitGroups.from_units(self.units, by=group_by) if aggregate else None
         ids = groups.doc_ids if groups else [u.chunk_id for u in self.units]
         qids = list(queries)
         run: Run = {}

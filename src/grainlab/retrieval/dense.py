@@ -39,13 +39,15 @@ class DenseRetriever(Retriever):
         return self._cache.array("embeddings", key, lambda: encode(texts))
 
     def index(self, units: Sequence[Chunk]) -> DenseRetriever:
+        import torch
+
         self.units = units
         self.embeddings = self._embed([u.text for u in units], "passage")
+        self._matrix = torch.from_numpy(self.embeddings).to(self.encoder.device)  # moved once
         return self
 
     def score(self, queries: list[str]) -> np.ndarray:
         import torch
 
         q = torch.from_numpy(self._embed(queries, "query")).to(self.encoder.device)
-        d = torch.from_numpy(self.embeddings).to(self.encoder.device)
-        return (q @ d.T).float().cpu().numpy()
+        return (q @ self._matrix.T).float().cpu().numpy()

@@ -1,0 +1,74 @@
+"""Cross-encoders named by HF id: ``[CLS] query [SEP] passage [SEP]`` → one relevance logit."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from grainlab import settings
+from grainlab.models.resolve import resolve_model
+
+CROSS_ENCODER_CODE_VERSION = "cross-encoder-1"
+
+
+class CrossEncoder:
+    """Scores (query, passage) pairs on onnxruntime (offline int8 copies) or torch."""
+
+    def __init__(self, model_id: str, device: str | None = None, batch_size: int = 32,
+                 max_length: int = 512) -> None:
+        from transformers import AutoTokenizer
+
+        self.model_id = model_id
+        self.resolved = resolve_model(model_id)
+        self.batch_size, self.max_length = batch_size, max_length
+        self.tokenizer = AutoTokenizer.from_pretrained(str(self.resolved.path))
+        self.device = settings.torch_device(device)
+        if self.resolved.backend == "onnx":
+            import onnxruntime as ort
+
+            self._session = ort.InferenceSession(str(self.resolved.path / "model.onnx"),
+                                                 providers=["CPUExecutionProvider"])
+            self._inputs = {i.name for i in self._session.get_inputs()}
+            self._model = None
+        else:
+            import torch
+            from transformers import AutoModelForSequenceClassification
+
+            self._torch = torch
+            self._model = AutoModelForSequenceClassification.from_pretrained(
+                str(self.resolved.path)).to(self.device).eval()
+
+    @property
+    def identity(self) -> dict[str, object]:
+        return {"model_id": self.model_id, "revision": self.resolved.revision, "backend": self.resolved.backend,
+                "max_length": self.max_length, "code": CROSS_ENCODER_CODE_VERSION}
+
+    def _logits(self, queries: list[str], passages: list[str]) -> np.ndarray:
+        batch = self.tokenizer(queries, passages, padding=True, truncation="only_second",
+                               max_length=self.max_length, return_tensors="np")
+        if self._model is None:
+            feeds = {k: batch[k].astype(np.int64) for k in self._inputs if k in batch}
+            return self._session.run(None, feeds)[0][:, 0]
+        torch = self._torch
+        with torch.inference_mode():
+            inputs = {k: torch.from_numpy(v).to(self.device) for k, v in batch.items()}
+            return self._model(**inputs).logits[:, 0].float().cpu().numpy()
+
+    def score(self, pairs: Sequence[tuple[str, str]], progress: bool | None = None) -> np.ndarray:
+        """One logit per pair, computed in length-sorted batches, returned in input order."""
+        out = np.zeros(len(pairs), dtype=np.float32)
+        order = np.argsort([-(len(q) + len(p)) for q, p in pairs], kind="stable")
+        show = progress if progress is not None else len(pairs) > 8 * self.batch_size
+        for start in tqdm(range(0, len(pairs), self.batch_size), desc=f"rerank {self.model_id.split('/')[-1]}",
+                          disable=not show, unit="batch"):
+            index = order[start:start + self.batch_size]
+            out[index] = self._logits([pairs[i][0] for i in index], [pairs[i][1] for i in index])
+        return out
+
+
+@functools.lru_cache(maxsize=4)
+def get_cross_encoder(model_id: str, device: str | None = None) -> CrossEncoder:
+    return CrossEncoder(model_id, device=device)
