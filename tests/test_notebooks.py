@@ -31,7 +31,7 @@ def test_quick_profile_runs_under_papermill(name, mirror, monkeypatch):
     monkeypatch.setenv("GRAINLAB_MIRROR", str(mirror))
     summary = reproduce(profile="quick", only=[name], root=ROOT)
     text = summary.read_text()
-    assert name in text and "| notebook | run time (s) |" in text
+    assert NOTEBOOKS[name] in text and "| notebook | run time (s) | finished |" in text
     executed = ROOT / "results" / "executed" / f"{NOTEBOOKS[name]}.quick.ipynb"
     cells = json.loads(executed.read_text())["cells"]
     errors = [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]

@@ -78,3 +78,28 @@ def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def plot_pipeline_stages(aggregate: pd.DataFrame, measure: str, title: str,
+                         stages: tuple[str, ...] = ("candidates", "fused", "reranked", "context")):
+    """``measure`` at each pipeline stage, a line per system; one panel per granularity.
+
+    ``aggregate`` needs ``granularity, system, stage, measure, value``.
+    """
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    data = aggregate[aggregate["measure"] == measure]
+    panels = list(dict.fromkeys(data["granularity"]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.2), squeeze=False, sharey=True)
+    for ax, panel in zip(axes[0], panels):
+        part = data[data["granularity"] == panel]
+        sns.pointplot(data=part, x="stage", y="value", hue="system", order=list(stages), ax=ax,
+                      markersize=4, linewidth=1.2)
+        ax.set_xlabel("pipeline stage")
+        ax.set_ylabel(measure)
+        ax.set_title(panel)
+        ax.legend(fontsize=7, title="system", title_fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ from grainlab.settings import project_root
 
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
+    "hybrid_rerank": "06_hybrid_rerank",
 }
 PROFILES = ("quick", "full")
 
@@ -47,7 +49,6 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
         os.environ[settings.MIRROR_ENV] = str(Path(mirror).resolve())
     executed = root / "results" / "executed"
     executed.mkdir(parents=True, exist_ok=True)
-    timings: dict[str, float] = {}
     for name in names:
         py_path, ipynb_path = notebook_paths(name, root)
         if not ipynb_path.exists():
@@ -57,20 +58,26 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
             str(ipynb_path), str(executed / f"{NOTEBOOKS[name]}.{profile}.ipynb"),
             parameters={"PROFILE": profile}, cwd=str(root / "notebooks"),
             kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"), progress_bar=False)
-        timings[name] = time.perf_counter() - tick
-    return write_summary(root, profile, timings)
+        seconds = time.perf_counter() - tick
+        run_info = {"notebook": NOTEBOOKS[name], "profile": profile, "seconds": round(seconds, 1),
+                    "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        atomic_write_text(root / "results" / name / profile / "runtime.json", json.dumps(run_info))
+    return write_summary(root, profile)
 
 
-def write_summary(root: Path, profile: str, timings: dict[str, float]) -> Path:
-    """``results/summary.md``: every notebook's paper-vs-ours table, with run times."""
-    lines = ["# grainlab results summary", "",
-             f"Profile of the last `grainlab reproduce` run: **{profile}**.", "",
-             "| notebook | run time (s) |", "|---|---|"]
-    lines += [f"| {name} | {seconds:.0f} |" for name, seconds in timings.items()]
+def write_summary(root: Path, profile: str) -> Path:
+    """``results/summary.md``: every notebook's paper-vs-ours table for ``profile``, with run times."""
+    lines = ["# grainlab results summary", "", f"Profile: **{profile}** (`grainlab reproduce --profile {profile}`).",
+             "", "| notebook | run time (s) | finished |", "|---|---|---|"]
+    sections = []
     for name, stem in NOTEBOOKS.items():
-        table = root / "results" / name / profile / "paper_vs_ours.md"
-        if table.exists():
-            lines += ["", f"## {name} ({stem})", "", table.read_text().strip()]
+        folder = root / "results" / name / profile
+        if (folder / "runtime.json").exists():
+            info = json.loads((folder / "runtime.json").read_text())
+            lines.append(f"| {stem} | {info['seconds']:.0f} | {info['finished']} |")
+        if (folder / "paper_vs_ours.md").exists():
+            sections += ["", f"## {name} ({stem})", "", (folder / "paper_vs_ours.md").read_text().strip()]
+    lines += sections
     path = root / "results" / "summary.md"
     atomic_write_text(path, "\n".join(lines) + "\n")
     return path

@@ -45,4 +45,5 @@ def test_relevant_passage_ranks_first_and_cache_is_used(cache, monkeypatch):
     assert out["q"][0][0] == "good" and out["q"][-1][0] == "bad"
     assert [d for d, _ in reranker.rerank({"q": QUERY}, run, PASSAGES, k=2)["q"]] == ["meh", "bad"]
     monkeypatch.setattr(reranker.encoder, "score", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
-    assert reranker.rerank({"q": QUERY}, run, PASSAGES, k=3) == out
+    assert reranker.rerank({"q": QUERY}, run, PASSAGES, k=3) == out  # in-process memo
+    assert Reranker(MODEL, cache=cache).rerank({"q": QUERY}, run, PASSAGES, k=3) == out  # disk cache

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grainlab.cache import ArtifactCache
 from grainlab.errors import ConfigError
-from grainlab.retrieval.aggregate import METHODS, UnitGroups
+from grainlab.retrieval.aggregate import METHODS, UnitGroups, collapse_to_documents
 from grainlab.retrieval.base import Retriever, Run, top_k
 from grainlab.retrieval.bm25 import BM25Retriever
 from grainlab.retrieval.dense import DenseRetriever
@@ -14,7 +14,7 @@ from grainlab.retrieval.rerank import Reranker
 from grainlab.spec import parse_spec
 
 __all__ = ["BM25Retriever", "DenseRetriever", "Hit", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
-           "Trace", "UnitGroups", "get_retriever", "rrf", "score_fusion", "top_k"]
+           "Trace", "UnitGroups", "collapse_to_documents", "get_retriever", "rrf", "score_fusion", "top_k"]
 
 _FACTORIES = {"bm25": BM25Retriever, "dense": DenseRetriever}
 

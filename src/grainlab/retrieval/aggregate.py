@@ -48,3 +48,16 @@ class UnitGroups:
         if method == "first":
             return scores[:, self.first_unit]
         raise ConfigError(f"unknown aggregation {method!r}; choose one of {METHODS}")
+
+
+def collapse_to_documents(run: dict[str, list[tuple[str, float]]],
+                          unit_doc: dict[str, str]) -> dict[str, list[tuple[str, float]]]:
+    """A unit run as a document run: each document at its best unit's place and score
+    (max aggregation over the retrieved units, order kept)."""
+    out = {}
+    for qid, ranking in run.items():
+        seen: dict[str, float] = {}
+        for uid, score in ranking:
+            seen.setdefault(unit_doc[uid], score)
+        out[qid] = list(seen.items())
+    return out

@@ -26,17 +26,24 @@ class Reranker:
     def encoder(self) -> CrossEncoder:
         return get_cross_encoder(self.model)
 
+    def __post_init__(self) -> None:
+        self._memo: dict[tuple[str, str], float] = {}
+
     def rerank(self, queries: Mapping[str, str], run: Run, texts: Mapping[str, str], k: int) -> Run:
-        """The top ``k`` of each ranking re-ordered by cross-encoder score (the rest dropped)."""
-        pairs, slots = [], []
+        """The top ``k`` of each ranking re-ordered by cross-encoder score (the rest dropped).
+
+        Pairs already scored in this process are not scored again; the rest are scored in one
+        batch whose scores are cached on disk under a key of their content.
+        """
+        wanted = [(queries[qid], texts[doc]) for qid, ranking in run.items() for doc, _ in ranking[:k]]
+        missing = list(dict.fromkeys(pair for pair in wanted if pair not in self._memo))
+        if missing:
+            key = content_key(kind="rerank", encoder=self.encoder.identity,
+                              pairs=hash_texts((q, p) for q, p in missing))
+            scores = (self.cache or ArtifactCache()).array("rerank", key, lambda: self.encoder.score(missing))
+            self._memo.update(zip(missing, map(float, scores)))
+        out: Run = {}
         for qid, ranking in run.items():
-            for doc, _ in ranking[:k]:
-                pairs.append((queries[qid], texts[doc]))
-                slots.append((qid, doc))
-        key = content_key(kind="rerank", encoder=self.encoder.identity,
-                          pairs=hash_texts((q, p) for q, p in pairs))
-        scores = (self.cache or ArtifactCache()).array("rerank", key, lambda: self.encoder.score(pairs))
-        out: Run = {qid: [] for qid in run}
-        for (qid, doc), score in zip(slots, scores):
-            out[qid].append((doc, float(score)))
-        return {qid: sorted(r, key=lambda item: (-item[1], item[0])) for qid, r in out.items()}
+            scored = [(doc, self._memo[(queries[qid], texts[doc])]) for doc, _ in ranking[:k]]
+            out[qid] = sorted(scored, key=lambda item: (-item[1], item[0]))
+        return out
