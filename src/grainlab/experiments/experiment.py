@@ -76,7 +76,10 @@ def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer
     units = chunk_corpus(dataset, get_chunker(system.chunker), cache, fingerprint)
     timings["chunk_s"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    retriever = get_retriever(system.retriever, cache=cache).index(units)
+    retriever = get_retriever(system.retriever, cache=cache)
+    if getattr(retriever, "needs_documents", False):
+        retriever.documents = dataset.corpus
+    retriever.index(units)
     timings["index_s"] = time.perf_counter() - tick
     tick = time.perf_counter()
     k = max(answer_ks) if dataset.is_qa else depth

@@ -54,6 +54,13 @@ def config_from_folder(path: Path) -> EncoderConfig:
     return EncoderConfig(pooling=pooling, max_length=max_length)
 
 
+def max_positions(model_id: str, default: int = 512) -> int:
+    """The model's position limit (``max_position_embeddings``), e.g. 512 for BERT models."""
+    config = resolve_model(model_id).path / "config.json"
+    value = json.loads(config.read_text()).get("max_position_embeddings") if config.exists() else None
+    return int(value) if value else default
+
+
 class Encoder:
     """A bi-encoder: ``encode_queries``/``encode_passages`` → float32 ``[n, dim]``."""
 

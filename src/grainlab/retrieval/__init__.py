@@ -9,14 +9,15 @@ from grainlab.retrieval.base import Retriever, Run, top_k
 from grainlab.retrieval.bm25 import BM25Retriever
 from grainlab.retrieval.dense import DenseRetriever
 from grainlab.retrieval.fusion import rrf, score_fusion
+from grainlab.retrieval.late import LateChunker, LateChunkingRetriever
 from grainlab.retrieval.pipeline import Hit, Pipeline, Trace
 from grainlab.retrieval.rerank import Reranker
 from grainlab.spec import parse_spec
 
-__all__ = ["BM25Retriever", "DenseRetriever", "Hit", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
+__all__ = ["BM25Retriever", "DenseRetriever", "Hit", "LateChunker", "LateChunkingRetriever", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
            "Trace", "UnitGroups", "collapse_to_documents", "get_retriever", "rrf", "score_fusion", "top_k"]
 
-_FACTORIES = {"bm25": BM25Retriever, "dense": DenseRetriever}
+_FACTORIES = {"bm25": BM25Retriever, "dense": DenseRetriever, "late": LateChunkingRetriever}
 
 
 def get_retriever(spec: str, cache: ArtifactCache | None = None) -> Retriever:

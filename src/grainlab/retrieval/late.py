@@ -1,0 +1,185 @@
+"""Late chunking (Günther et al. 2024): encode the whole document, then pool chunk spans.
+
+Mechanics follow the official code: chunk character spans become token spans through the
+tokenizer's offsets; the first span starts at token 0 (so it pools [CLS] and any prefix
+tokens) and the last span runs to the end (so it pools [SEP]); each chunk is the mean of its
+token states, L2-normalised. Documents longer than the model window are encoded in macro
+windows with ``overlap`` tokens of left context ("long late chunking"): every window after
+the first drops its first ``overlap`` outputs and the states are concatenated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from grainlab.cache import ArtifactCache, content_key, hash_texts
+from grainlab.chunking.base import Chunk
+from grainlab.data.types import Document
+from grainlab.errors import ConfigError
+from grainlab.models.encoders import Encoder, max_positions
+from grainlab.retrieval.base import Retriever
+from grainlab.spec import format_spec
+
+LATE_CODE_VERSION = "late-1"
+
+
+def macro_windows(n_tokens: int, window: int, overlap: int) -> list[tuple[int, int]]:
+    """Token windows ``[start, end)`` of at most ``window`` tokens, consecutive ones sharing ``overlap``."""
+    if not 0 <= overlap < window:
+        raise ConfigError(f"need 0 ≤ overlap < window, got overlap={overlap}, window={window}")
+    windows = []
+    for start in range(0, max(n_tokens, 1), window - overlap):
+        end = min(start + window, n_tokens)
+        windows.append((start, end))
+        if end >= n_tokens:
+            break
+    return windows
+
+
+def stitch_windows(outputs: Sequence[np.ndarray], overlap: int) -> np.ndarray:
+    """Concatenate window states, dropping the first ``overlap`` of every window after the first."""
+    return np.concatenate([out if i == 0 else out[overlap:] for i, out in enumerate(outputs)], axis=0)
+
+
+def token_spans(offsets: Sequence[tuple[int, int]], special: Sequence[int],
+                chunk_spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Token spans of character spans. ``offsets``/``special`` are per token of the encoded
+    text (special tokens flagged 1). The first span starts at 0, the last ends after the
+    final token; a span with no token of its own takes the next token so it is never empty."""
+    regular = [i for i, flag in enumerate(special) if not flag]
+    spans = []
+    for start, end in chunk_spans:
+        inside = [i for i in regular if offsets[i][1] > start and offsets[i][0] < end]
+        if inside:
+            spans.append((inside[0], inside[-1] + 1))
+        else:
+            following = next((i for i in regular if offsets[i][0] >= end), regular[-1] if regular else 0)
+            spans.append((following, following + 1))
+    if spans:
+        spans[0] = (0, spans[0][1])
+        spans[-1] = (spans[-1][0], len(offsets))
+    return spans
+
+
+def pool_spans(states: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarray:
+    """Mean of the token states in each span, L2-normalised: ``[len(spans), dim]``."""
+    pooled = np.stack([states[s:e].mean(axis=0) for s, e in spans])
+    return (pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
+
+
+class LateChunker:
+    """Late-chunked embeddings for the chunks of many documents, windows batched by length."""
+
+    def __init__(self, encoder: Encoder, overlap: int = 256, window: int | None = None) -> None:
+        self.encoder = encoder
+        self.window = window or encoder.config.max_length
+        self.overlap = overlap
+        macro_windows(self.window, self.window, overlap)  # validates overlap < window
+
+    def document_states(self, texts: Sequence[str], progress: bool = False) -> list[tuple[np.ndarray, dict]]:
+        """Token states ``[n_tokens, dim]`` and the tokenization of each (prefixed) text."""
+        tok = self.encoder.tokenizer
+        encodings = [tok(text, truncation=False, return_offsets_mapping=True, return_special_tokens_mask=True,
+                         verbose=False) for text in texts]
+        jobs = [(d, w, s, e) for d, enc in enumerate(encodings)
+                for w, (s, e) in enumerate(macro_windows(len(enc["input_ids"]), self.window, self.overlap))]
+        jobs.sort(key=lambda job: -(job[3] - job[2]))
+        outputs: dict[tuple[int, int], np.ndarray] = {}
+        size = self.encoder.batch_size
+        pad = tok.pad_token_id or 0
+        for first in tqdm(range(0, len(jobs), size), desc="late chunking", disable=not progress, unit="batch"):
+            batch = jobs[first:first + size]
+            width = max(e - s for _, _, s, e in batch)
+            ids = np.full((len(batch), width), pad, dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, (d, _, s, e) in enumerate(batch):
+                ids[row, :e - s] = encodings[d]["input_ids"][s:e]
+                mask[row, :e - s] = 1
+            states = self.encoder.token_states({"input_ids": ids, "attention_mask": mask,
+                                                "token_type_ids": np.zeros_like(ids)})
+            for row, (d, w, s, e) in enumerate(batch):
+                outputs[(d, w)] = states[row, :e - s]
+        result = []
+        for d, enc in enumerate(encodings):
+            n_windows = len(macro_windows(len(enc["input_ids"]), self.window, self.overlap))
+            result.append((stitch_windows([outputs[(d, w)] for w in range(n_windows)], self.overlap), enc))
+        return result
+
+    def embed(self, documents: Sequence[Document], chunks: Mapping[str, Sequence[Chunk]],
+              progress: bool = False) -> dict[str, np.ndarray]:
+        """Chunk id → late-chunked embedding, for the chunks of every document given."""
+        prefix = self.encoder.config.passage_prefix
+        states = self.document_states([prefix + doc.text for doc in documents], progress)
+        out = {}
+        for doc, (doc_states, enc) in zip(documents, states):
+            doc_chunks = chunks.get(doc.doc_id, [])
+            if not doc_chunks:
+                continue
+            spans = token_spans(enc["offset_mapping"], enc["special_tokens_mask"],
+                                [(c.start + len(prefix), c.end + len(prefix)) for c in doc_chunks])
+            for chunk, vector in zip(doc_chunks, pool_spans(doc_states, spans)):
+                out[chunk.chunk_id] = vector
+        return out
+
+
+@dataclass
+class LateChunkingRetriever(Retriever):
+    """``late(model=<hf id>,overlap=256)``: dense search over late-chunked embeddings.
+
+    Needs the documents the units were cut from (``documents``), set by the experiment.
+    """
+
+    model: str = "sentence-transformers/all-MiniLM-L6-v2"
+    overlap: int = 256
+    max_length: int | None = None
+    batch_size: int = 16
+    cache: ArtifactCache | None = None
+    documents: Mapping[str, Document] = field(default_factory=dict, repr=False)
+    units: Sequence[Chunk] = field(default_factory=list, repr=False)
+    needs_documents = True
+
+    def __post_init__(self) -> None:
+        # late chunking reads as far as the model's positions allow unless told otherwise
+        window = self.max_length or max_positions(self.model)
+        self.encoder = Encoder(self.model, max_length=window, batch_size=self.batch_size)
+        self.late = LateChunker(self.encoder, overlap=self.overlap)
+        self._cache = self.cache or ArtifactCache()
+
+    @property
+    def spec(self) -> str:
+        return format_spec("late", {"model": self.model, "overlap": self.overlap,
+                                    "max_length": self.encoder.config.max_length})
+
+    def index(self, units: Sequence[Chunk]) -> LateChunkingRetriever:
+        import torch
+
+        if not self.documents:
+            raise ConfigError("late chunking needs the documents: set retriever.documents = dataset.corpus")
+        self.units = units
+        by_doc: dict[str, list[Chunk]] = {}
+        for unit in units:
+            by_doc.setdefault(unit.doc_id, []).append(unit)
+        docs = [self.documents[d] for d in by_doc]
+        key = content_key(kind="late", encoder=self.encoder.identity, overlap=self.overlap, window=self.late.window,
+                          docs=hash_texts((d.doc_id, d.text) for d in docs),
+                          spans=hash_texts((u.chunk_id, f"{u.start}:{u.end}") for u in units), code=LATE_CODE_VERSION)
+
+        def compute() -> np.ndarray:
+            vectors = self.late.embed(docs, by_doc, progress=len(docs) > 50)
+            return np.stack([vectors[u.chunk_id] for u in units])
+
+        self.embeddings = self._cache.array("late", key, compute)
+        self._matrix = torch.from_numpy(self.embeddings).to(self.encoder.device)
+        return self
+
+    def score(self, queries: list[str]) -> np.ndarray:
+        import torch
+
+        key = content_key(kind="embeddings", role="query", encoder=self.encoder.identity,
+                          texts=hash_texts((str(i), t) for i, t in enumerate(queries)))
+        q = self._cache.array("embeddings", key, lambda: self.encoder.encode_queries(queries))
+        return (torch.from_numpy(q).to(self.encoder.device) @ self._matrix.T).float().cpu().numpy()

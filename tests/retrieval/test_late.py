@@ -1,0 +1,107 @@
+"""Late chunking against an independent transformers computation, and its span mechanics."""
+
+import numpy as np
+import pytest
+import torch
+
+from grainlab.chunking import get_chunker
+from grainlab.data import Document
+from grainlab.errors import ConfigError
+from grainlab.models import Encoder
+from grainlab.retrieval.late import (
+    LateChunker,
+    LateChunkingRetriever,
+    macro_windows,
+    stitch_windows,
+    token_spans,
+)
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+TEXT = ("Berlin is the capital of Germany. It has 3.8 million inhabitants. The city lies on the Spree. "
+        "Its zoo is the oldest in the country. Berlin hosted the 1936 Olympics.")
+
+
+@pytest.fixture(scope="module")
+def encoder():
+    return Encoder(MINILM, batch_size=4, max_length=512)
+
+
+@pytest.fixture(scope="module")
+def reference(encoder):
+    from transformers import AutoModel
+
+    return AutoModel.from_pretrained(str(encoder.resolved.path)).eval()
+
+
+def reference_states(encoder, model, ids):
+    with torch.inference_mode():
+        tensor = torch.tensor([ids])
+        return model(input_ids=tensor, attention_mask=torch.ones_like(tensor)).last_hidden_state[0].numpy()
+
+
+def test_windows_and_stitching():
+    assert macro_windows(10, 512, 256) == [(0, 10)]
+    assert macro_windows(600, 512, 256) == [(0, 512), (256, 600)]
+    assert macro_windows(1000, 512, 256) == [(0, 512), (256, 768), (512, 1000)]
+    parts = [np.arange(512), np.arange(256, 600)]
+    assert stitch_windows(parts, 256).tolist() == list(range(600))
+    with pytest.raises(ConfigError):
+        macro_windows(10, 8, 8)
+
+
+def test_spans_start_at_cls_and_end_with_sep(encoder):
+    enc = encoder.tokenizer(TEXT, return_offsets_mapping=True, return_special_tokens_mask=True)
+    chunks = get_chunker("sentences(n=2)").chunk(Document("d", TEXT))
+    spans = token_spans(enc["offset_mapping"], enc["special_tokens_mask"], [(c.start, c.end) for c in chunks])
+    assert spans[0][0] == 0 and spans[-1][1] == len(enc["input_ids"])
+    assert enc["input_ids"][0] == encoder.tokenizer.cls_token_id
+    assert enc["input_ids"][spans[-1][1] - 1] == encoder.tokenizer.sep_token_id
+    for (_, e), (s2, _) in zip(spans, spans[1:]):
+        assert e == s2  # contiguous: whitespace between chunks has no token
+    for chunk, (s, e) in zip(chunks[1:-1], spans[1:-1]):  # interior spans: exactly the chunk's tokens
+        expected = {enc.char_to_token(i) for i in range(chunk.start, chunk.end)} - {None}
+        assert set(range(s, e)) == expected
+
+
+def test_pooling_equals_independent_computation(encoder, reference):
+    chunks = get_chunker("sentences(n=2)").chunk(Document("d", TEXT))
+    ours = LateChunker(encoder).embed([Document("d", TEXT)], {"d": chunks})
+    ids = encoder.tokenizer(TEXT)["input_ids"]
+    states = reference_states(encoder, reference, ids)
+    enc = encoder.tokenizer(TEXT, return_offsets_mapping=True, return_special_tokens_mask=True)
+    spans = token_spans(enc["offset_mapping"], enc["special_tokens_mask"], [(c.start, c.end) for c in chunks])
+    for chunk, (s, e) in zip(chunks, spans):
+        expected = states[s:e].mean(0)
+        expected /= np.linalg.norm(expected)
+        assert np.abs(ours[chunk.chunk_id] - expected).max() < 1e-5
+        assert np.linalg.norm(ours[chunk.chunk_id]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_long_late_chunking_equals_single_pass_when_the_document_fits(encoder):
+    doc = Document("d", TEXT)
+    chunks = {"d": get_chunker("sentences(n=1)").chunk(doc)}
+    single = LateChunker(encoder, overlap=256, window=512).embed([doc], chunks)
+    windowed = LateChunker(encoder, overlap=8, window=200).embed([doc], chunks)  # still one window
+    assert all(np.allclose(single[k], windowed[k], atol=1e-6) for k in single)
+
+
+def test_long_document_windows_match_manual_windows(encoder, reference):
+    long_text = " ".join([TEXT] * 6)
+    late = LateChunker(encoder, overlap=16, window=64)
+    (states, enc), = late.document_states([long_text])
+    ids = enc["input_ids"]
+    assert states.shape[0] == len(ids) > 64
+    manual = [reference_states(encoder, reference, ids[s:e]) for s, e in macro_windows(len(ids), 64, 16)]
+    assert np.abs(states - stitch_windows(manual, 16)).max() < 1e-4
+
+
+def test_retriever_ranks_and_needs_documents(cache):
+    docs = {"berlin": Document("berlin", TEXT),
+            "tea": Document("tea", "Tea is brewed from leaves. Green tea is not oxidised. Black tea is.")}
+    units = get_chunker("sentences(n=1)").chunk_many(docs.values())
+    with pytest.raises(ConfigError, match="needs the documents"):
+        LateChunkingRetriever(MINILM, cache=cache).index(units)
+    retriever = LateChunkingRetriever(MINILM, cache=cache, documents=docs).index(units)
+    top = retriever.search({"q": "how many people live in the German capital"}, k=2, aggregate="max")["q"]
+    assert top[0][0] == "berlin"
+    assert retriever.spec == f"late(model={MINILM},overlap=256,max_length=512)"
