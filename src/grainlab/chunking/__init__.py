@@ -10,7 +10,14 @@ from grainlab.chunking.base import (
 )
 from grainlab.chunking.fixed import FixedTokenChunker, WholeDocument
 from grainlab.chunking.recursive import RecursiveChunker
+from grainlab.chunking.semantic import (
+           BreakpointChunker,
+           MaxMinChunker,
+           breakpoint_groups,
+           maxmin_groups,
+)
 from grainlab.chunking.sentences import SentenceChunker, sentence_spans
 
-__all__ = ["Chunk", "Chunker", "FixedTokenChunker", "RecursiveChunker", "SentenceChunker",
-           "WholeDocument", "available_chunkers", "chunk_id", "get_chunker", "register", "sentence_spans"]
+__all__ = ["BreakpointChunker", "Chunk", "Chunker", "FixedTokenChunker", "MaxMinChunker", "RecursiveChunker", "SentenceChunker",
+           "WholeDocument", "available_chunkers", "chunk_id", "get_chunker", "register", "sentence_spans",
+           "breakpoint_groups", "maxmin_groups"]

@@ -1,0 +1,99 @@
+"""Max–Min and breakpoint chunking: the authors' decision rule, and the chunk invariants."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grainlab.chunking import breakpoint_groups, get_chunker, maxmin_groups
+from grainlab.data import Document
+from grainlab.errors import ConfigError
+from grainlab.models.tokenizers import get_tokenizer
+
+
+def unit(*rows):
+    m = np.array(rows, dtype=np.float64)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def reference_maxmin(emb, threshold=0.6, c=0.9, init=1.5):
+    """A literal transcription of the published rule, kept independent of our implementation."""
+    sig = lambda x: 1 / (1 + math.exp(-x))  # noqa: E731
+    groups, start, end, pmin = [[0]], 0, 1, -math.inf
+    for i in range(1, len(emb)):
+        sims = [float(emb[i] @ emb[j]) for j in range(start, end)]
+        if end - start > 1:
+            thr = pmin * c * sig(end - start - 1)
+            best = max(sims)
+            pmin = min(min(sims), pmin)
+        else:
+            thr, pmin = 0.0, sims[0]
+            best = init * pmin
+        if best > max(thr, threshold):
+            groups[-1].append(i)
+            end += 1
+        else:
+            groups.append([i])
+            start, end, pmin = i, i + 1, -math.inf
+    return [g[0] for g in groups]
+
+
+def test_maxmin_hand_example():
+    # s0,s1 similar (cos 0.8 → 1.5·0.8 = 1.2 > 0.6 joins); s2 orthogonal to both → new group
+    emb = unit([1, 0, 0], [0.8, 0.6, 0], [0, 0, 1], [0, 0.1, 1])
+    assert maxmin_groups(emb) == [0, 2]
+    # one-sentence group: 1.5·0.35 = 0.525 < 0.6 → split, although 0.35 > 0
+    assert maxmin_groups(unit([1, 0], [0.35, math.sqrt(1 - 0.35**2)])) == [0, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 10_000), st.integers(1, 25), st.floats(0.3, 0.8), st.floats(0.5, 1.0))
+def test_maxmin_matches_the_published_rule(seed, n, threshold, c):
+    rng = np.random.default_rng(seed)
+    base = rng.normal(size=(3, 8))
+    emb = base[rng.integers(0, 3, size=n)] + rng.normal(scale=0.6, size=(n, 8))
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    assert maxmin_groups(emb, threshold, c) == reference_maxmin(emb, threshold, c)
+
+
+def test_breakpoints():
+    emb = unit([1, 0], [0.99, 0.1], [0, 1], [0.1, 0.99], [1, 0.05])
+    assert breakpoint_groups(emb, "percentile", 50) == [0, 2, 4]
+    assert breakpoint_groups(emb[:1]) == [0] and breakpoint_groups(emb[:0]) == []
+    with pytest.raises(ConfigError):
+        breakpoint_groups(emb, "median", 1)
+
+
+SENTENCES = ["The heart pumps blood through the body.", "Arteries carry blood away from the heart.",
+             "Veins return blood to the heart.", "Python is a programming language.",
+             "Compilers translate source code.", "Interpreters execute code line by line.",
+             "Paris is the capital of France.", "The Louvre is a museum in Paris."]
+SPECS = ["maxmin(size=32)", "maxmin(size=12)", "breakpoint(size=40)", "breakpoint(method=std,amount=1.0,size=16)"]
+
+
+@pytest.mark.parametrize("spec", SPECS)
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(order=st.permutations(range(len(SENTENCES))), sep=st.sampled_from([" ", "\n", "  ", "\n\n"]))
+def test_offsets_coverage_and_size(spec, order, sep):
+    text = sep.join(SENTENCES[i] for i in order) + " " + "x" * 3 + " " + "long " * 40
+    doc = Document("d", text)
+    chunker = get_chunker(spec)
+    chunks = chunker.chunk(doc)
+    tok = get_tokenizer("cl100k_base")
+    covered = set()
+    for i, chunk in enumerate(chunks):
+        assert doc.text[chunk.start:chunk.end] == chunk.text and chunk.chunk_id == f"d#{i}"
+        assert chunk.n_tokens == tok.count(chunk.text) <= chunker.size
+        covered |= set(range(chunk.start, chunk.end))
+    assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+    assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:]))
+
+
+def test_topics_are_separated():
+    doc = Document("d", " ".join(SENTENCES))
+    chunks = get_chunker("maxmin(size=512)").chunk(doc)
+    assert len(chunks) >= 2
+    assert all(not ("heart" in c.text and "Python" in c.text) for c in chunks)
+    assert get_chunker("maxmin").spec.startswith("maxmin(threshold=0.6,c=0.9,init=1.5,size=512,")
