@@ -14,6 +14,7 @@ from grainlab.settings import project_root
 
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
+    "late_chunking": "03_late_chunking",
     "hybrid_rerank": "06_hybrid_rerank",
 }
 PROFILES = ("quick", "full")

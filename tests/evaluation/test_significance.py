@@ -33,3 +33,27 @@ def test_compare_to_baseline_table():
     assert row.delta == pytest.approx(np.mean(better) - np.mean(base))
     assert row.p_ttest == pytest.approx(stats.ttest_rel(better, base).pvalue)
     assert 0 < row.p_randomization < 0.2
+
+
+def test_bootstrap_ci_covers_the_mean_and_shrinks_with_n():
+    from grainlab.evaluation import bootstrap_ci
+
+    rng = np.random.default_rng(0)
+    small = rng.normal(0.1, 1.0, size=50)
+    large = rng.normal(0.1, 1.0, size=2000)
+    lo_s, hi_s = bootstrap_ci(small, n_resamples=2000)
+    lo_l, hi_l = bootstrap_ci(large, n_resamples=2000)
+    assert lo_s < small.mean() < hi_s and lo_l < large.mean() < hi_l
+    assert (hi_l - lo_l) < (hi_s - lo_s)
+    assert bootstrap_ci(np.zeros(10)) == (0.0, 0.0)
+
+
+def test_paired_comparison_rows():
+    from grainlab.evaluation import paired_comparison
+
+    rows = [(f"q{i}", s, "m", v) for i in range(8) for s, v in (("late", 0.5 + 0.05 * i), ("naive", 0.5))]
+    table = paired_comparison(pd.DataFrame(rows, columns=["qid", "system", "measure", "value"]),
+                              [("late", "naive")], "m", n_resamples=500)
+    row = table.iloc[0]
+    assert (row.wins, row.ties, row.losses) == (7, 1, 0)
+    assert row.ci_low > 0 and row.delta == pytest.approx(0.175)

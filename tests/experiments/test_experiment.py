@@ -87,3 +87,17 @@ def test_validation_before_a_long_run(toy_mirror, tmp_path, cache):
         run_experiment(data, [System("bm25"), System("bm25")], name="x", results_dir=tmp_path, cache=cache)
     with pytest.raises(ConfigError, match="unknown measure"):
         run_experiment(data, [System("bm25")], name="x", measures=["nope@3"], results_dir=tmp_path, cache=cache)
+
+
+def test_a_different_model_copy_never_reuses_results(toy_mirror, tmp_path, cache, monkeypatch):
+    from grainlab.experiments import identity
+
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    system = System("bm25", "fixed_tokens(size=8,overlap=0,tokenizer=sentence-transformers/all-MiniLM-L6-v2)", "max")
+    run_experiment(data, [system], name="rev", results_dir=tmp_path, cache=cache, progress=False)
+    again = run_experiment(data, [system], name="rev", results_dir=tmp_path, cache=cache, progress=False)
+    assert again.manifest["systems"][system.name]["reused"] is True
+    monkeypatch.setattr(identity, "model_revisions", lambda spec: {"x": "another-revision"} if "/" in spec else {})
+    monkeypatch.setattr("grainlab.experiments.experiment.model_revisions", identity.model_revisions)
+    third = run_experiment(data, [system], name="rev", results_dir=tmp_path, cache=cache, progress=False)
+    assert "reused" not in third.manifest["systems"][system.name]

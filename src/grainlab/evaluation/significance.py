@@ -52,3 +52,36 @@ def compare_to_baseline(per_query: pd.DataFrame, baseline: str, measure: str, sy
         result["p_ttest_holm"] = holm(result["p_ttest"].tolist())
         result["p_randomization_holm"] = holm(result["p_randomization"].tolist())
     return result
+
+
+def bootstrap_ci(differences: np.ndarray, confidence: float = 0.95, n_resamples: int = 10_000,
+                 seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of the mean of paired per-query differences."""
+    differences = np.asarray(differences, dtype=np.float64)
+    if np.allclose(differences, differences[0]):
+        return float(differences[0]), float(differences[0])
+    result = stats.bootstrap((differences,), np.mean, confidence_level=confidence, n_resamples=n_resamples,
+                             method="percentile", random_state=seed, vectorized=True)
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def paired_comparison(per_query: pd.DataFrame, pairs: list[tuple[str, str]], measure: str,
+                      n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """``(system, baseline)`` pairs: delta, bootstrap CI, wins/ties/losses, p-values (Holm over pairs)."""
+    table = per_query[per_query["measure"] == measure].pivot_table(
+        index="qid", columns="system", values="value", aggfunc="first")
+    rows = []
+    for system, baseline in pairs:
+        a, b = table[system].to_numpy(), table[baseline].to_numpy()
+        diff = a - b
+        low, high = bootstrap_ci(diff, n_resamples=n_resamples, seed=seed)
+        rows.append({"system": system, "baseline": baseline, "measure": measure, "mean": a.mean(),
+                     "baseline_mean": b.mean(), "delta": diff.mean(), "ci_low": low, "ci_high": high,
+                     "wins": int((diff > 0).sum()), "ties": int((diff == 0).sum()), "losses": int((diff < 0).sum()),
+                     "p_ttest": 1.0 if np.allclose(diff, 0) else float(stats.ttest_rel(a, b).pvalue),
+                     "p_randomization": randomization_test(a, b, n_resamples, seed)})
+    result = pd.DataFrame(rows)
+    if not result.empty:
+        result["p_ttest_holm"] = holm(result["p_ttest"].tolist())
+        result["p_randomization_holm"] = holm(result["p_randomization"].tolist())
+    return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 from grainlab.cache import ArtifactCache, content_key
 from grainlab.chunking.base import Chunk, Chunker, chunk_id
 from grainlab.data.types import Dataset
+from grainlab.experiments.identity import model_revisions
 
 
 def chunk_corpus(dataset: Dataset, chunker: Chunker, cache: ArtifactCache | None = None,
@@ -12,7 +13,7 @@ def chunk_corpus(dataset: Dataset, chunker: Chunker, cache: ArtifactCache | None
     """All chunks of ``dataset``'s corpus; offsets are cached, texts re-cut from the documents."""
     cache = cache or ArtifactCache()
     key = content_key(kind="chunks", dataset=fingerprint or dataset.fingerprint(), chunker=chunker.spec,
-                      version=f"{type(chunker).__name__}-{chunker.version}")
+                      version=f"{type(chunker).__name__}-{chunker.version}", models=model_revisions(chunker.spec))
     rows = cache.load_json("chunks", key)
     if rows is None:
         chunks = chunker.chunk_many(dataset.corpus.values())

@@ -27,6 +27,7 @@ from grainlab.evaluation.answers import answer_recall
 from grainlab.evaluation.measures import evaluate_run, parse_measures
 from grainlab.evaluation.significance import compare_to_baseline
 from grainlab.experiments.chunk_cache import chunk_corpus
+from grainlab.experiments.identity import model_revisions
 from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.systems import System
 from grainlab.retrieval import get_retriever
@@ -126,7 +127,8 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], name: str,
     frames = []
     for system in tqdm(systems, desc=f"{name}: systems", disable=not progress):
         key = content_key(dataset=fingerprint, system=system.name, measures=list(measures),
-                          answer_ks=list(answer_ks), depth=depth, code=EXPERIMENT_CODE_VERSION)
+                          answer_ks=list(answer_ks), depth=depth, code=EXPERIMENT_CODE_VERSION,
+                          models={**model_revisions(system.retriever), **model_revisions(system.chunker)})
         found = sorted((folder / "per_query").glob(f"*-{key[:12]}.csv"))
         readable = f"{_slug(system.retriever)[:48]}__{_slug(system.chunker)[:64]}"
         path = found[0] if found else folder / "per_query" / f"{readable}-{key[:12]}.csv"
