@@ -1,0 +1,65 @@
+"""Span-level chunking metrics on hand-made cases."""
+
+import math
+from types import SimpleNamespace as C
+
+import pytest
+
+from grainlab.chunking import get_chunker
+from grainlab.data import Document
+from grainlab.evaluation.spans import (
+    boundary_retention,
+    duplication_rate,
+    fixed_window_count,
+    segmentation_ami,
+    span_coverage,
+    span_overlap,
+)
+from grainlab.models.tokenizers import get_tokenizer
+
+
+def chunk(doc, start, end, parent=None):
+    return C(doc_id=doc, start=start, end=end, parent_id=parent)
+
+
+def test_coverage_levels():
+    gold = ("d", 10, 20)
+    assert span_coverage([chunk("d", 0, 25)], gold) == "chunk"
+    parents = {"p": chunk("d", 0, 100)}
+    assert span_coverage([chunk("d", 0, 15, "p")], gold, parents) == "parent"
+    assert span_coverage([chunk("d", 0, 15)], gold) == "partial"
+    assert span_coverage([chunk("e", 0, 50), chunk("d", 30, 40)], gold) == "none"
+
+
+def test_boundary_retention():
+    chunks = [chunk("d", 0, 10), chunk("d", 10, 20), chunk("e", 0, 30)]
+    spans = [("d", 2, 8), ("d", 8, 12), ("e", 5, 25), ("f", 0, 1)]
+    assert boundary_retention(chunks, spans) == pytest.approx(2 / 4)
+    assert math.isnan(boundary_retention(chunks, []))
+
+
+def test_duplication_and_window_count_match_the_chunker():
+    text = " ".join(f"w{i}" for i in range(500))
+    total = get_tokenizer("cl100k_base").count(text)
+    for size, overlap in [(64, 0), (64, 16), (50, 10)]:
+        chunks = get_chunker(f"fixed_tokens(size={size},overlap={overlap})").chunk(Document("d", text))
+        assert len(chunks) == fixed_window_count(total, size, overlap)
+        windows = sum(c.token_end - c.token_start for c in chunks)
+        assert duplication_rate([c.token_end - c.token_start for c in chunks], total) == \
+            pytest.approx((windows - total) / total)
+    assert duplication_rate([10, 10], 20) == 0.0
+    assert fixed_window_count(0, 10, 0) == 0 and fixed_window_count(5, 10, 2) == 1
+
+
+def test_span_overlap_by_hand():
+    retrieved = [chunk("d", 0, 10), chunk("d", 5, 15), chunk("e", 0, 4)]
+    gold = [("d", 8, 20)]
+    got = span_overlap(retrieved, gold)
+    # retrieved d: [0,15) (15 chars) + e: 4 chars = 19; gold 12 chars; shared 7; union 19 + 12 − 7 = 24
+    assert got == pytest.approx({"recall": 7 / 12, "precision": 7 / 19, "iou": 7 / 24})
+
+
+def test_ami():
+    assert segmentation_ami([0, 0, 1, 1, 2, 2], [0, 0, 1, 1, 2, 2]) == pytest.approx(1.0)
+    assert segmentation_ami([5, 5, 7, 7], [0, 0, 1, 1]) == pytest.approx(1.0)
+    assert segmentation_ami([0, 1, 0, 1, 0, 1], [0, 0, 0, 1, 1, 1]) < 0.1
