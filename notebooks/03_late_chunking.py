@@ -45,6 +45,7 @@ STRATEGIES = {
     "semantic breakpoints": "breakpoint(method=percentile,amount=90.0,size=512)",
 }
 SWEEP_SIZES = [16, 32, 64, 128, 256, 512]
+QUICK_SWEEP_SIZES = [32, 128, 512]
 LONG_DATASETS = ["squad_dev_stitched", "covid_qa_stitched"]
 LONG_CHUNK_SIZE = 128
 ANSWER_KS = [1, 3, 5]
@@ -65,7 +66,7 @@ from IPython.display import Markdown, display
 from grainlab.data import load_dataset, sample_dataset
 from grainlab.evaluation import paired_comparison
 from grainlab.experiments import System, markdown_table, run_experiment
-from grainlab.plots import save_figure
+from grainlab.plots import plot_sweep, save_figure
 from grainlab.settings import project_root
 
 if MIRROR:
@@ -104,7 +105,7 @@ display(late_vs_naive.round(4))
 
 # %%
 sweep_systems = []
-for size in SWEEP_SIZES:
+for size in (QUICK_SWEEP_SIZES if QUICK else SWEEP_SIZES):
     spec = f"fixed_tokens(size={size},overlap=0,tokenizer={MODEL})"
     sweep_systems += [System(DENSE, spec, "max", label=f"naive · {size}"), System(LATE, spec, "max", label=f"late · {size}")]
 sweep = run_experiment(scifact, sweep_systems, name=f"late_chunking/{PROFILE}/sweep", measures=["nDCG@10"],
@@ -114,15 +115,8 @@ curve = sweep.aggregate.assign(method=lambda t: t["system"].str.split(" · ").st
 curve.to_csv(RESULTS / "sweep.csv", index=False)
 display(curve.pivot_table(index="size", columns="method", values="mean").round(4))
 
-import matplotlib.pyplot as plt  # noqa: E402
-import seaborn as sns  # noqa: E402
-
-fig, ax = plt.subplots(figsize=(5.5, 3.8))
-sns.lineplot(data=curve, x="size", y="mean", hue="method", marker="o", ax=ax)
-ax.set_xscale("log", base=2)
-ax.set_xlabel(f"chunk size ({MODEL.split('/')[-1]} word pieces)")
-ax.set_ylabel("SciFact nDCG@10")
-ax.set_title(f"Late vs naive chunking by chunk size ({MODEL.split('/')[-1]}, {PROFILE})")
+fig = plot_sweep(curve, "size", "mean", "method", f"chunk size ({MODEL.split('/')[-1]} word pieces)",
+                 "SciFact nDCG@10", f"Late vs naive chunking by chunk size ({MODEL.split('/')[-1]}, {PROFILE})")
 save_figure(fig, "late_chunking_sweep", FIGURES)
 
 # %% [markdown]

@@ -29,3 +29,15 @@ def test_figures_have_labels_and_files(tmp_path):
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 1000 for p in paths)
     fig2 = plot_recall_vs_budget(table(), ["squad"], "budget")
     assert len(fig2.axes) >= 2 and "tokens read" in fig2.axes[0].get_xlabel()
+
+
+def test_sweep_and_pipeline_plots():
+    from grainlab.plots import plot_pipeline_stages, plot_sweep
+
+    curve = pd.DataFrame({"size": [16, 32, 16, 32], "mean": [0.5, 0.6, 0.55, 0.58], "method": ["naive"] * 2 + ["late"] * 2})
+    fig = plot_sweep(curve, "size", "mean", "method", "chunk size", "nDCG@10", "t")
+    assert fig.axes[0].get_xlabel() == "chunk size" and fig.axes[0].get_ylabel() == "nDCG@10"
+    stages = pd.DataFrame([{"granularity": "documents", "system": s, "stage": st, "measure": "R@20", "value": v}
+                           for s, v in (("bm25", 0.5), ("rrf", 0.6)) for st in ("candidates", "fused", "context")])
+    fig2 = plot_pipeline_stages(stages, "R@20", "t")
+    assert fig2.axes[0].get_ylabel() == "R@20" and fig2.axes[0].get_xlabel() == "pipeline stage"

@@ -103,3 +103,20 @@ def plot_pipeline_stages(aggregate: pd.DataFrame, measure: str, title: str,
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def plot_sweep(table: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str, title: str):
+    """A log2-x line plot of ``y`` against ``x``, one line per ``hue`` (e.g. late vs naive by size)."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, ax = plt.subplots(figsize=(5.8, 3.8))
+    sns.lineplot(data=table, x=x, y=y, hue=hue, marker="o", ax=ax)
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted(table[x].unique()))
+    ax.get_xaxis().set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return fig
