@@ -48,3 +48,12 @@ def test_malformed_run_line_is_named(tmp_path):
     path.write_text("q1 Q0 d1 1 2.0 tag\nq1 Q0 d2 2\n")
     with pytest.raises(MalformedData, match=r"run.txt:2: expected"):
         read_trec_run(str(path))
+
+
+def test_self_hits_are_dropped_as_in_beir():
+    qrels = {"q1": {"d1": 1}}
+    run = {"q1": [("q1", 9.0), ("d1", 1.0)]}
+    got = values(evaluate_run(run, qrels, ["P@1"]))
+    assert got[("q1", "P@1")] == 1.0
+    kept = values(evaluate_run(run, qrels, ["P@1"], ignore_identical_ids=False))
+    assert kept[("q1", "P@1")] == 0.0

@@ -27,11 +27,13 @@ def parse_measures(names: Iterable[str | ir_measures.Measure]) -> list[ir_measur
 
 
 def evaluate_run(run: Mapping[str, list[tuple[str, float]]], qrels: Qrels,
-                 measures: Iterable[str | ir_measures.Measure]) -> pd.DataFrame:
+                 measures: Iterable[str | ir_measures.Measure], ignore_identical_ids: bool = True) -> pd.DataFrame:
     """Per-query values: columns ``qid, measure, value``; every judged query appears,
-    with 0 for a query the run does not answer (as trec_eval ``-c``)."""
+    with 0 for a query the run does not answer (as trec_eval ``-c``). As BEIR and MTEB do,
+    a hit whose id equals the query id is dropped (ArguAna's queries are in its corpus)."""
     parsed = parse_measures(measures)
-    run_dict = {qid: {doc: float(score) for doc, score in ranking} for qid, ranking in run.items() if ranking}
+    run_dict = {qid: {doc: float(score) for doc, score in ranking if not (ignore_identical_ids and doc == qid)}
+                for qid, ranking in run.items() if ranking}
     qrels_dict = {qid: dict(docs) for qid, docs in qrels.items() if docs}
     values = {(m.query_id, str(m.measure)): m.value for m in ir_measures.iter_calc(parsed, qrels_dict, run_dict)}
     rows = [(qid, str(measure), float(values.get((qid, str(measure)), 0.0)))
