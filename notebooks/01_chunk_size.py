@@ -46,6 +46,7 @@ DENSE_MODELS = ["sentence-transformers/all-MiniLM-L6-v2", "BAAI/bge-small-en-v1.
 DENSE_MAX_LENGTH = 512
 QA_DATASETS = ["squad_dev_stitched", "covid_qa_stitched"]
 IR_DATASET = "scifact"
+IR_DENSE_MODELS = ["sentence-transformers/all-MiniLM-L6-v2", "BAAI/bge-small-en-v1.5"]
 ANSWER_KS = [1, 2, 3, 4, 5]
 QUICK_QA_DOCS = 2
 QUICK_QA_QUERIES = 100
@@ -76,7 +77,6 @@ RESULTS = ROOT / "results" / "chunk_size" / PROFILE
 FIGURES = ROOT / "figures" / ("quick" if QUICK else "")
 RESULTS.mkdir(parents=True, exist_ok=True)
 STARTED = time.perf_counter()
-RETRIEVERS = ["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH})" for m in DENSE_MODELS]
 CHUNKERS = [f"fixed_tokens(size={s},overlap=0,tokenizer={TOKENIZER})" for s in CHUNK_SIZES]
 print(f"profile={PROFILE}  results → {RESULTS}")
 
@@ -118,7 +118,9 @@ results = {}
 for name in QA_DATASETS + [IR_DATASET]:
     data = build(name)
     aggregate = None if data.is_qa else "max"
-    systems = [System(r, c, aggregate) for r in RETRIEVERS for c in CHUNKERS]
+    models = DENSE_MODELS if data.is_qa else IR_DENSE_MODELS
+    retrievers = ["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH})" for m in models]
+    systems = [System(r, c, aggregate) for r in retrievers for c in CHUNKERS]
     print(f"{name}: {len(data.corpus)} documents, {len(data.queries)} queries, {len(systems)} systems")
     results[name] = run_experiment(data, systems, name=f"chunk_size/{PROFILE}/{name}",
                                    answer_ks=ANSWER_KS, measures=["nDCG@10", "R@100"],
