@@ -12,7 +12,8 @@ SCRIPTS = ("bench_bm25.py", "bench_encoding.py", "bench_cache.py")
 
 
 def write_report() -> Path:
-    lines = ["# Benchmark results", "", "Written by `benchmarks/run_all.py` from `benchmarks/results/*.json`.", ""]
+    lines = ["# Benchmark results", "", "Written by `benchmarks/run_all.py` from `benchmarks/results/*.json`.",
+             "Each comparison is measured inside one run, so both sides see the same machine load.", ""]
     for path in sorted((HERE / "results").glob("*.json")):
         data = json.loads(path.read_text())
         lines += [f"## {path.stem}", "", f"machine: {data['machine']}, {data['cpus']} CPUs", "",
