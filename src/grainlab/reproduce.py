@@ -67,7 +67,8 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
 
 
 def write_summary(root: Path, profile: str) -> Path:
-    """``results/summary.md``: every notebook's paper-vs-ours table for ``profile``, with run times."""
+    """Every notebook's paper-vs-ours table for ``profile``, with run times: ``results/summary.md``
+    for the full profile (committed), ``results/summary-<profile>.md`` otherwise."""
     lines = ["# grainlab results summary", "", f"Profile: **{profile}** (`grainlab reproduce --profile {profile}`).",
              "", "| notebook | run time (s) | finished |", "|---|---|---|"]
     sections = []
@@ -79,6 +80,6 @@ def write_summary(root: Path, profile: str) -> Path:
         if (folder / "paper_vs_ours.md").exists():
             sections += ["", f"## {name} ({stem})", "", (folder / "paper_vs_ours.md").read_text().strip()]
     lines += sections
-    path = root / "results" / "summary.md"
+    path = root / "results" / ("summary.md" if profile == "full" else f"summary-{profile}.md")
     atomic_write_text(path, "\n".join(lines) + "\n")
     return path
