@@ -59,3 +59,13 @@ def test_datasets_command(toy_mirror):
     out = subprocess.run([sys.executable, "-m", "grainlab.cli", "datasets", "--mirror", str(toy_mirror)],
                          capture_output=True, text=True, check=True).stdout
     assert "scifact" in out and "available" in out and "nfcorpus" in out and "missing" in out
+
+
+def test_reproduce_parameters_parse():
+    from grainlab.errors import ConfigError
+    from grainlab.reproduce import parse_parameters
+
+    assert parse_parameters(["SEED=3", 'MODELS=["a/b"]', "NAME=plain text"]) == \
+        {"SEED": 3, "MODELS": ["a/b"], "NAME": "plain text"}
+    with pytest.raises(ConfigError):
+        parse_parameters(["no-equals"])

@@ -61,9 +61,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from grainlab.reproduce import reproduce
+    from grainlab.reproduce import parse_parameters, reproduce
 
-    summary = reproduce(profile=args.profile, only=args.only, mirror=args.mirror)
+    summary = reproduce(profile=args.profile, only=args.only, mirror=args.mirror,
+                        parameters=parse_parameters(args.param))
     print(f"summary written to {summary}")
     return 0
 
@@ -94,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("reproduce", parents=[common], help="run the notebooks through papermill")
     p.add_argument("--profile", choices=["quick", "full"], default="quick")
     p.add_argument("--only", nargs="+", help="notebook names (default: all)")
+    p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE",
+                   help="inject a notebook parameter (VALUE read as JSON when it parses), repeatable")
     p.set_defaults(func=cmd_reproduce)
     return parser
 

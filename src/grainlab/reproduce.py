@@ -37,9 +37,24 @@ def build_notebook(py_path: Path, ipynb_path: Path) -> None:
     jupytext.write(notebook, ipynb_path, fmt="ipynb")
 
 
+def parse_parameters(items: list[str] | None) -> dict[str, object]:
+    """``["SEED=3", "MODELS=[\"a\"]"]`` → ``{"SEED": 3, "MODELS": ["a"]}`` (JSON values, else strings)."""
+    out: dict[str, object] = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.isidentifier():
+            raise ConfigError(f"parameter {item!r} must look like NAME=VALUE")
+        try:
+            out[name] = json.loads(value)
+        except json.JSONDecodeError:
+            out[name] = value
+    return out
+
+
 def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str | None = None,
-              root: Path | None = None) -> Path:
-    """Execute notebooks with ``PROFILE`` injected; write executed copies and ``results/summary.md``."""
+              root: Path | None = None, parameters: dict[str, object] | None = None) -> Path:
+    """Execute notebooks with ``PROFILE`` (and any ``parameters``) injected; write executed copies
+    and the profile's summary."""
     import papermill
 
     if profile not in PROFILES:
@@ -57,7 +72,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
         tick = time.perf_counter()
         papermill.execute_notebook(
             str(ipynb_path), str(executed / f"{NOTEBOOKS[name]}.{profile}.ipynb"),
-            parameters={"PROFILE": profile}, cwd=str(root / "notebooks"),
+            parameters={"PROFILE": profile, **(parameters or {})}, cwd=str(root / "notebooks"),
             kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"), progress_bar=False)
         seconds = time.perf_counter() - tick
         run_info = {"notebook": NOTEBOOKS[name], "profile": profile, "seconds": round(seconds, 1),
