@@ -29,29 +29,37 @@ def randomization_test(a: np.ndarray, b: np.ndarray, n_resamples: int = 10_000, 
     return float(result.pvalue)
 
 
-def compare_to_baseline(per_query: pd.DataFrame, baseline: str, measure: str, system_col: str = "system",
-                        n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """One row per other system: means, delta, wins/ties/losses, p-values (raw and Holm)."""
-    table = per_query[per_query["measure"] == measure].pivot_table(
-        index="qid", columns=system_col, values="value", aggfunc="first")
-    base = table[baseline].to_numpy()
-    rows = []
-    for system in table.columns:
-        if system == baseline:
-            continue
-        other = table[system].to_numpy()
-        diff = other - base
-        t_p = 1.0 if np.allclose(diff, 0) else float(stats.ttest_rel(other, base).pvalue)
-        rows.append({system_col: system, "baseline": baseline, "measure": measure,
-                     "mean": other.mean(), "baseline_mean": base.mean(), "delta": diff.mean(),
-                     "wins": int((diff > 0).sum()), "ties": int((diff == 0).sum()),
-                     "losses": int((diff < 0).sum()), "p_ttest": t_p,
-                     "p_randomization": randomization_test(other, base, n_resamples, seed)})
+def _pair_row(system: str, baseline: str, measure: str, a: np.ndarray, b: np.ndarray,
+              n_resamples: int, seed: int, system_col: str = "system") -> dict:
+    """Means, delta, wins/ties/losses and raw p-values of paired per-query scores ``a`` vs ``b``."""
+    diff = a - b
+    return {system_col: system, "baseline": baseline, "measure": measure, "mean": a.mean(),
+            "baseline_mean": b.mean(), "delta": diff.mean(), "wins": int((diff > 0).sum()),
+            "ties": int((diff == 0).sum()), "losses": int((diff < 0).sum()),
+            "p_ttest": 1.0 if np.allclose(diff, 0) else float(stats.ttest_rel(a, b).pvalue),
+            "p_randomization": randomization_test(a, b, n_resamples, seed)}
+
+
+def _with_holm(rows: list[dict]) -> pd.DataFrame:
     result = pd.DataFrame(rows)
     if not result.empty:
         result["p_ttest_holm"] = holm(result["p_ttest"].tolist())
         result["p_randomization_holm"] = holm(result["p_randomization"].tolist())
     return result
+
+
+def _by_system(per_query: pd.DataFrame, measure: str, system_col: str = "system") -> pd.DataFrame:
+    return per_query[per_query["measure"] == measure].pivot_table(
+        index="qid", columns=system_col, values="value", aggfunc="first")
+
+
+def compare_to_baseline(per_query: pd.DataFrame, baseline: str, measure: str, system_col: str = "system",
+                        n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """One row per other system: means, delta, wins/ties/losses, p-values (raw and Holm)."""
+    table = _by_system(per_query, measure, system_col)
+    base = table[baseline].to_numpy()
+    return _with_holm([_pair_row(system, baseline, measure, table[system].to_numpy(), base, n_resamples, seed,
+                                 system_col) for system in table.columns if system != baseline])
 
 
 def bootstrap_ci(differences: np.ndarray, confidence: float = 0.95, n_resamples: int = 10_000,
@@ -68,20 +76,10 @@ def bootstrap_ci(differences: np.ndarray, confidence: float = 0.95, n_resamples:
 def paired_comparison(per_query: pd.DataFrame, pairs: list[tuple[str, str]], measure: str,
                       n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """``(system, baseline)`` pairs: delta, bootstrap CI, wins/ties/losses, p-values (Holm over pairs)."""
-    table = per_query[per_query["measure"] == measure].pivot_table(
-        index="qid", columns="system", values="value", aggfunc="first")
+    table = _by_system(per_query, measure)
     rows = []
     for system, baseline in pairs:
         a, b = table[system].to_numpy(), table[baseline].to_numpy()
-        diff = a - b
-        low, high = bootstrap_ci(diff, n_resamples=n_resamples, seed=seed)
-        rows.append({"system": system, "baseline": baseline, "measure": measure, "mean": a.mean(),
-                     "baseline_mean": b.mean(), "delta": diff.mean(), "ci_low": low, "ci_high": high,
-                     "wins": int((diff > 0).sum()), "ties": int((diff == 0).sum()), "losses": int((diff < 0).sum()),
-                     "p_ttest": 1.0 if np.allclose(diff, 0) else float(stats.ttest_rel(a, b).pvalue),
-                     "p_randomization": randomization_test(a, b, n_resamples, seed)})
-    result = pd.DataFrame(rows)
-    if not result.empty:
-        result["p_ttest_holm"] = holm(result["p_ttest"].tolist())
-        result["p_randomization_holm"] = holm(result["p_randomization"].tolist())
-    return result
+        low, high = bootstrap_ci(a - b, n_resamples=n_resamples, seed=seed)
+        rows.append({**_pair_row(system, baseline, measure, a, b, n_resamples, seed), "ci_low": low, "ci_high": high})
+    return _with_holm(rows)
