@@ -56,7 +56,6 @@ SEED = 0
 N_RESAMPLES = 10000
 
 # %%
-import os
 import time
 
 import pandas as pd
@@ -67,15 +66,10 @@ from grainlab.data import load_dataset, sample_dataset
 from grainlab.experiments import (System, best_rows, gate_table, markdown_table, run_experiment,
                                   significance_by_group, with_spec_columns)
 from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure
-from grainlab.settings import project_root
+from grainlab.reproduce import notebook_setup
 
-if MIRROR:
-    os.environ["GRAINLAB_MIRROR"] = MIRROR
-QUICK = PROFILE == "quick"
-ROOT = project_root()
-RESULTS = ROOT / "results" / "chunk_size" / PROFILE
-FIGURES = ROOT / "figures" / ("quick" if QUICK else "")
-RESULTS.mkdir(parents=True, exist_ok=True)
+SETUP = notebook_setup("chunk_size", PROFILE, MIRROR)
+QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
 STARTED = time.perf_counter()
 CHUNKERS = [f"fixed_tokens(size={s},overlap=0,tokenizer={TOKENIZER})" for s in CHUNK_SIZES]
 print(f"profile={PROFILE}  results → {RESULTS}")

@@ -57,7 +57,6 @@ SEED = 0
 N_RESAMPLES = 10000
 
 # %%
-import os
 import time
 
 import pandas as pd
@@ -67,15 +66,10 @@ from grainlab.data import load_dataset, sample_dataset
 from grainlab.evaluation import paired_comparison
 from grainlab.experiments import System, markdown_table, run_experiment
 from grainlab.plots import plot_sweep, save_figure
-from grainlab.settings import project_root
+from grainlab.reproduce import notebook_setup
 
-if MIRROR:
-    os.environ["GRAINLAB_MIRROR"] = MIRROR
-QUICK = PROFILE == "quick"
-ROOT = project_root()
-RESULTS = ROOT / "results" / "late_chunking" / PROFILE
-FIGURES = ROOT / "figures" / ("quick" if QUICK else "")
-RESULTS.mkdir(parents=True, exist_ok=True)
+SETUP = notebook_setup("late_chunking", PROFILE, MIRROR)
+QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
 STARTED = time.perf_counter()
 DENSE = f"dense(model={MODEL},max_length={MAX_LENGTH})"
 LATE = f"late(model={MODEL},overlap={OVERLAP},max_length={MAX_LENGTH})"

@@ -53,7 +53,6 @@ N_RESAMPLES = 10000
 
 # %%
 import json
-import os
 import time
 
 import pandas as pd
@@ -67,15 +66,10 @@ from grainlab.experiments.pipeline_study import (fusion_sweep, reranker_ceiling,
                                                  significance_vs_best_single, union_recall)
 from grainlab.plots import plot_pipeline_stages, save_figure
 from grainlab.retrieval import Reranker, get_retriever
-from grainlab.settings import project_root
+from grainlab.reproduce import notebook_setup
 
-if MIRROR:
-    os.environ["GRAINLAB_MIRROR"] = MIRROR
-QUICK = PROFILE == "quick"
-ROOT = project_root()
-RESULTS = ROOT / "results" / "hybrid_rerank" / PROFILE
-FIGURES = ROOT / "figures" / ("quick" if QUICK else "")
-RESULTS.mkdir(parents=True, exist_ok=True)
+SETUP = notebook_setup("hybrid_rerank", PROFILE, MIRROR)
+QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
 STARTED = time.perf_counter()
 rerank_k = QUICK_RERANK_K if QUICK else RERANK_K
 data = load_dataset(DATASET)

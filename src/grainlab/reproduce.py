@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from grainlab import settings
@@ -18,6 +19,29 @@ NOTEBOOKS: dict[str, str] = {
     "hybrid_rerank": "06_hybrid_rerank",
 }
 PROFILES = ("quick", "full")
+
+
+@dataclass(frozen=True)
+class NotebookSetup:
+    """Where a notebook run writes: ``results/<name>/<profile>/`` and ``figures/`` (``figures/quick/``)."""
+
+    quick: bool
+    root: Path
+    results: Path
+    figures: Path
+
+
+def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
+    """The shared first cell of every notebook: mirror setting, profile, output folders."""
+    if profile not in PROFILES:
+        raise ConfigError(f"PROFILE must be one of {PROFILES}, got {profile!r}")
+    if mirror:
+        os.environ[settings.MIRROR_ENV] = mirror
+    root = project_root()
+    results = root / "results" / name / profile
+    results.mkdir(parents=True, exist_ok=True)
+    quick = profile == "quick"
+    return NotebookSetup(quick, root, results, root / "figures" / ("quick" if quick else ""))
 
 
 def notebook_paths(name: str, root: Path) -> tuple[Path, Path]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
 from grainlab.chunking.fixed import FixedTokenChunker
+from grainlab.chunking.recursive import MIN_SIZE
 from grainlab.chunking.sentences import sentence_spans
 from grainlab.data.types import Document
 from grainlab.errors import ConfigError
@@ -83,6 +84,10 @@ class _SentenceGroupChunker(Chunker):
     def _groups(self, embeddings: np.ndarray) -> list[int]:
         raise NotImplementedError
 
+    def _check_size(self) -> None:
+        if self.size < MIN_SIZE:
+            raise ConfigError(f"{self.name} size must be ≥ {MIN_SIZE} tokens, got {self.size}")
+
     def _embed(self, texts: list[str]) -> np.ndarray:
         from grainlab.models.encoders import get_encoder
 
@@ -148,8 +153,7 @@ class MaxMinChunker(_SentenceGroupChunker):
     tokenizer: str = "cl100k_base"
 
     def __post_init__(self) -> None:
-        if self.size < 8:
-            raise ConfigError(f"maxmin size must be ≥ 8 tokens, got {self.size}")
+        self._check_size()
 
     def _groups(self, embeddings: np.ndarray) -> list[int]:
         return maxmin_groups(embeddings, self.threshold, self.c, self.init)
@@ -167,8 +171,7 @@ class BreakpointChunker(_SentenceGroupChunker):
     tokenizer: str = "cl100k_base"
 
     def __post_init__(self) -> None:
-        if self.size < 8:
-            raise ConfigError(f"breakpoint size must be ≥ 8 tokens, got {self.size}")
+        self._check_size()
         if self.method not in ("percentile", "std"):
             raise ConfigError(f"breakpoint method must be 'percentile' or 'std', got {self.method!r}")
 
