@@ -9,6 +9,7 @@ from grainlab.data import Document
 from grainlab.errors import ConfigError
 from grainlab.models import Encoder
 from grainlab.retrieval.late import (
+    _STATES_MEMO,
     LateChunker,
     LateChunkingRetriever,
     macro_windows,
@@ -105,3 +106,25 @@ def test_retriever_ranks_and_needs_documents(cache):
     top = retriever.search({"q": "how many people live in the German capital"}, k=2, aggregate="max")["q"]
     assert top[0][0] == "berlin"
     assert retriever.spec == f"late(model={MINILM},overlap=256,max_length=512)"
+
+
+def test_token_states_are_shared_between_chunkers_but_not_between_settings(encoder, monkeypatch):
+    doc = Document("d", TEXT)
+    late = LateChunker(encoder, overlap=256, window=512)
+    calls = []
+    original = LateChunker.document_states
+
+    def counting(self, texts, progress=False):
+        calls.append((self.window, self.overlap))
+        return original(self, texts, progress)
+
+    monkeypatch.setattr(LateChunker, "document_states", counting)
+    by_sentence = late.embed([doc], {"d": get_chunker("sentences(n=1)").chunk(doc)})
+    by_pair = late.embed([doc], {"d": get_chunker("sentences(n=2)").chunk(doc)})
+    assert calls == [(512, 256)]  # the second chunker only re-pools
+    LateChunker(encoder, overlap=8, window=200).embed([doc], {"d": get_chunker("sentences(n=1)").chunk(doc)})
+    assert calls == [(512, 256), (200, 8)]  # other window settings: encoded again
+    _STATES_MEMO.clear()
+    recomputed = late.embed([doc], {"d": get_chunker("sentences(n=2)").chunk(doc)})
+    assert all(np.allclose(by_pair[k], recomputed[k], atol=1e-6) for k in by_pair)
+    assert len(by_sentence) > len(by_pair)

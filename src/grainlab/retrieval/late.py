@@ -26,6 +26,10 @@ from grainlab.spec import format_spec
 
 LATE_CODE_VERSION = "late-1"
 
+# The token states of the last corpus encoded, shared by every late-chunking variant over it
+# (boundary strategies and chunk sizes only change the pooling). One entry, kept in memory.
+_STATES_MEMO: dict[str, list[tuple[np.ndarray, dict]]] = {}
+
 
 def macro_windows(n_tokens: int, window: int, overlap: int) -> list[tuple[int, int]]:
     """Token windows ``[start, end)`` of at most ``window`` tokens, consecutive ones sharing ``overlap``."""
@@ -109,11 +113,20 @@ class LateChunker:
             result.append((stitch_windows([outputs[(d, w)] for w in range(n_windows)], self.overlap), enc))
         return result
 
+    def shared_document_states(self, texts: Sequence[str], progress: bool = False) -> list[tuple[np.ndarray, dict]]:
+        """``document_states``, reused when the same texts were just encoded with the same settings."""
+        key = content_key(encoder=self.encoder.identity, window=self.window, overlap=self.overlap,
+                          texts=hash_texts((str(i), t) for i, t in enumerate(texts)), code=LATE_CODE_VERSION)
+        if key not in _STATES_MEMO:
+            _STATES_MEMO.clear()
+            _STATES_MEMO[key] = self.document_states(texts, progress)
+        return _STATES_MEMO[key]
+
     def embed(self, documents: Sequence[Document], chunks: Mapping[str, Sequence[Chunk]],
               progress: bool = False) -> dict[str, np.ndarray]:
         """Chunk id → late-chunked embedding, for the chunks of every document given."""
         prefix = self.encoder.config.passage_prefix
-        states = self.document_states([prefix + doc.text for doc in documents], progress)
+        states = self.shared_document_states([prefix + doc.text for doc in documents], progress)
         out = {}
         for doc, (doc_states, enc) in zip(documents, states):
             doc_chunks = chunks.get(doc.doc_id, [])
