@@ -17,9 +17,13 @@ MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 WORDS = st.sampled_from(["the", "cell", "Müller", "naïve", "東京", "🙂", "x1", "e.g.", "Dr.", "end.",
                          "?", "¿Qué", "co-op", "—", "résumé", "ünïcödé", "ok!", "A", "z", "12,5"])
 SEPS = st.sampled_from([" ", " ", " ", "  ", "\n", "\n\n", "\t", ". ", "", "\u00a0"])
+MARKUP = st.sampled_from(["# ", "## Title", "### ", "\n# H\n", "- ", "\n- item", "1. ", "  ", "| a | b |",
+                          "\n|---|---|\n", "| x | y |\n", "<h2>Head</h2>\n", "<table>\n<tr><th>k</th></tr>\n",
+                          "<tr><td>v</td></tr>\n", "</table>", "Lead in:\n", "<li>one</li>\n"])
 TEXT = st.one_of(
     st.lists(st.tuples(WORDS, SEPS), max_size=120).map(lambda p: "".join(w + s for w, s in p)),
     st.text(max_size=400),
+    st.lists(st.one_of(st.tuples(WORDS, SEPS).map("".join), MARKUP), max_size=80).map("".join),
 )
 CHUNKERS = [
     "fixed_tokens(size=8,overlap=0)",
@@ -31,8 +35,14 @@ CHUNKERS = [
     "recursive(size=8)",
     "recursive(size=24)",
     f"recursive(size=16,tokenizer={MINILM})",
+    "structure(size=12)",
+    "structure(size=48)",
+    f"structure(size=24,tokenizer={MINILM})",
+    "parent_child(child_size=8,parent_size=32)",
+    "parent_child(child_size=16,parent_size=64,parents=recursive)",
     "none",
 ]
+OVERLAPPING = [s for s in CHUNKERS if s.startswith("fixed") and "overlap=0" not in s]
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -51,7 +61,8 @@ def test_offsets_exact_and_ids_derived(spec, text):
         assert 0 <= chunk.start < chunk.end <= len(doc.text)
         assert chunk.text == chunk.text.strip()
         assert chunk.chunk_id == f"doc-1#{position}" and chunk.position == position
-        assert chunk.doc_id == "doc-1" and chunk.parent_id == "doc-1"
+        assert chunk.doc_id == "doc-1"
+        assert chunk.parent_id == "doc-1" or (spec.startswith("parent_child") and chunk.parent_id.startswith("doc-1#p"))
     assert [c.start for c in chunks] == sorted(c.start for c in chunks)
 
 
@@ -70,16 +81,34 @@ def test_no_text_lost_or_invented(spec, text):
         assert chunks == []
 
 
-@pytest.mark.parametrize("spec", [s for s in CHUNKERS if s.startswith(("fixed", "recursive"))])
+@pytest.mark.parametrize("spec", [s for s in CHUNKERS if s.startswith(("fixed", "recursive", "structure", "parent"))])
 @PROPERTY
 @given(text=TEXT)
 def test_size_limit_respected_after_retokenizing(spec, text):
     chunker = get_chunker(spec)
     tokenizer = get_tokenizer(chunker.tokenizer)
+    limit = getattr(chunker, "size", None) or chunker.child_size
     _, chunks = chunks_of(spec, text)
     for chunk in chunks:
-        assert chunk.n_tokens == tokenizer.count(chunk.text)
-        assert chunk.n_tokens <= chunker.size
+        assert chunk.n_tokens == tokenizer.count(chunk.index_text)  # context (if any) counts
+        assert chunk.n_tokens <= limit
+
+
+@pytest.mark.parametrize("spec", [s for s in CHUNKERS if s not in OVERLAPPING])
+@PROPERTY
+@given(text=TEXT)
+def test_chunks_never_overlap_unless_overlap_was_asked_for(spec, text):
+    _, chunks = chunks_of(spec, text)
+    for left, right in zip(chunks, chunks[1:]):
+        assert left.end <= right.start
+
+
+def test_every_chunker_records_a_version_string():
+    from grainlab.chunking import available_chunkers
+
+    for name in available_chunkers():
+        chunker = get_chunker(name if name != "breakpoint" and name != "maxmin" else f"{name}()")
+        assert chunker.version_string == f"{name}/{chunker.version}" and chunker.version
 
 
 @pytest.mark.parametrize("spec", [s for s in CHUNKERS if s.startswith("fixed")])

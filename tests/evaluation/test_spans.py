@@ -63,3 +63,26 @@ def test_ami():
     assert segmentation_ami([0, 0, 1, 1, 2, 2], [0, 0, 1, 1, 2, 2]) == pytest.approx(1.0)
     assert segmentation_ami([5, 5, 7, 7], [0, 0, 1, 1]) == pytest.approx(1.0)
     assert segmentation_ami([0, 1, 0, 1, 0, 1], [0, 0, 0, 1, 1, 1]) < 0.1
+
+
+def test_span_overlap_in_tokens():
+    from grainlab.evaluation.spans import to_token_interval
+
+    text = "alpha beta gamma delta epsilon"
+    starts = get_tokenizer("cl100k_base").token_starts(text)  # tokens at 0, 5, 10, 16, 22 (leading spaces)
+    assert starts == [0, 5, 10, 16, 22]
+    assert to_token_interval(starts, 0, 5) == (0, 1)
+    assert to_token_interval(starts, 6, 12) == (1, 3)  # touches "beta" and " gamma"
+    retrieved = [chunk("d", 0, 10)]  # tokens 0-1
+    gold = [("d", 6, 16)]  # "beta gamma": tokens 1-2
+    got = span_overlap(retrieved, gold, token_starts={"d": starts})
+    assert got == pytest.approx({"recall": 1 / 2, "precision": 1 / 2, "iou": 1 / 3})
+
+
+def test_sentence_labels_for_ami():
+    from grainlab.evaluation.spans import sentence_labels
+
+    sentences = [(0, 10), (11, 20), (21, 30), (31, 40)]
+    assert sentence_labels(sentences, [(0, 20), (21, 40)]) == [0, 0, 1, 1]
+    assert sentence_labels(sentences, [(0, 14), (14, 40)]) == [0, 1, 1, 1]  # midpoint 15 → second
+    assert sentence_labels(sentences, [(21, 30)]) == [-1, -1, 0, -1]

@@ -17,7 +17,9 @@ from grainlab.chunking.semantic import (
            maxmin_groups,
 )
 from grainlab.chunking.sentences import SentenceChunker, sentence_spans
+from grainlab.chunking.structure import ParentChildChunker, StructureChunker, parse_sections
 
-__all__ = ["BreakpointChunker", "Chunk", "Chunker", "FixedTokenChunker", "MaxMinChunker", "RecursiveChunker", "SentenceChunker",
+__all__ = ["BreakpointChunker", "Chunk", "Chunker", "FixedTokenChunker", "MaxMinChunker", "ParentChildChunker", "RecursiveChunker",
+           "SentenceChunker", "StructureChunker", "parse_sections",
            "WholeDocument", "available_chunkers", "chunk_id", "get_chunker", "register", "sentence_spans",
            "breakpoint_groups", "maxmin_groups"]

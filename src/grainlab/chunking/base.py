@@ -31,12 +31,20 @@ class Chunk:
     parent_id: str | None = None
     token_start: int | None = None
     token_end: int | None = None
+    context: str = ""
     metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def index_text(self) -> str:
+        """What retrievers index: the chunk's ``context`` (e.g. its heading path, a table's
+        header row) on a line before its text. ``n_tokens`` counts this text."""
+        return f"{self.context}\n{self.text}" if self.context else self.text
 
     def to_record(self) -> dict[str, Any]:
         """The JSON line written by ``grainlab chunk``."""
         return {"id": self.chunk_id, "doc_id": self.doc_id, "start": self.start, "end": self.end,
-                "text": self.text, "n_tokens": self.n_tokens, "parent_id": self.parent_id}
+                "text": self.text, "n_tokens": self.n_tokens, "parent_id": self.parent_id,
+                **({"context": self.context} if self.context else {})}
 
 
 def chunk_id(doc_id: str, position: int) -> str:
@@ -90,6 +98,11 @@ class Chunker(ABC):
 
     def params(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}  # type: ignore[arg-type]
+
+    @property
+    def version_string(self) -> str:
+        """``name/version``: bumped whenever the same parameters would cut differently."""
+        return f"{self.name}/{self.version}"
 
     @property
     def spec(self) -> str:

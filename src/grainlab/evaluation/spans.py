@@ -1,4 +1,4 @@
-"""Evaluating chunking itself: gold-span coverage, boundary cuts, duplication, token overlap, AMI.
+"""Evaluating chunking itself: gold-span coverage, boundary cuts, duplication, span overlap, AMI.
 
 Spans are ``(doc_id, start, end)`` character ranges; chunks are anything with ``doc_id``,
 ``start``, ``end`` (and ``parent_id`` for coverage by a parent).
@@ -6,8 +6,9 @@ Spans are ``(doc_id, start, end)`` character ranges; chunks are anything with ``
 
 from __future__ import annotations
 
+import bisect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
 
@@ -95,14 +96,27 @@ def _intersection(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
     return total
 
 
-def span_overlap(retrieved: Sequence[SpanLike], gold: Sequence[Span]) -> dict[str, float]:
-    """Character-level recall, precision and IoU of retrieved chunks against gold spans
-    (Chroma's chunking evaluation, in characters; overlapping chunks are counted once)."""
+def to_token_interval(token_starts: Sequence[int], start: int, end: int) -> tuple[int, int]:
+    """Character range → the range of token indices whose characters it touches
+    (token ``i`` spans ``[token_starts[i], token_starts[i+1])``)."""
+    first = bisect.bisect_right(token_starts, start) - 1
+    last = bisect.bisect_left(token_starts, end)
+    return max(first, 0), max(last, max(first, 0))
+
+
+def span_overlap(retrieved: Sequence[SpanLike], gold: Sequence[Span],
+                 token_starts: Mapping[str, Sequence[int]] | None = None) -> dict[str, float]:
+    """Recall, precision and IoU of retrieved chunks against gold spans (Chroma's chunking
+    evaluation); overlapping chunks are counted once. In characters by default, in tokens when
+    ``token_starts`` (document id → start offset of each token) is given."""
     docs = {c.doc_id for c in retrieved} | {g[0] for g in gold}
     inter = ret_len = gold_len = union = 0
     for doc in docs:
-        r = _intervals((c.start, c.end) for c in retrieved if c.doc_id == doc)
-        g = _intervals((s, e) for d, s, e in gold if d == doc)
+        def unit(s: int, e: int, doc: str = doc) -> tuple[int, int]:
+            return to_token_interval(token_starts[doc], s, e) if token_starts is not None else (s, e)
+
+        r = _intervals(unit(c.start, c.end) for c in retrieved if c.doc_id == doc)
+        g = _intervals(unit(s, e) for d, s, e in gold if d == doc)
         shared = _intersection(r, g)
         inter += shared
         ret_len += _length(r)
@@ -111,6 +125,18 @@ def span_overlap(retrieved: Sequence[SpanLike], gold: Sequence[Span]) -> dict[st
     return {"recall": inter / gold_len if gold_len else math.nan,
             "precision": inter / ret_len if ret_len else math.nan,
             "iou": inter / union if union else math.nan}
+
+
+def sentence_labels(sentences: Sequence[tuple[int, int]], segments: Sequence[tuple[int, int]]) -> list[int]:
+    """Label each sentence with the index of the segment (a chunk, or a gold section) holding
+    its midpoint; ``-1`` for a sentence outside every segment."""
+    starts = [s for s, _ in segments]
+    labels = []
+    for start, end in sentences:
+        middle = (start + end) // 2
+        i = bisect.bisect_right(starts, middle) - 1
+        labels.append(i if i >= 0 and segments[i][0] <= middle < segments[i][1] else -1)
+    return labels
 
 
 def segmentation_ami(predicted: Sequence[int], gold: Sequence[int]) -> float:

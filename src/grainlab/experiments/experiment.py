@@ -8,7 +8,6 @@ nothing already finished and a rerun only computes what is missing.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from grainlab.evaluation.significance import compare_to_baseline
 from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.experiments.identity import model_revisions
 from grainlab.experiments.manifest import new_manifest
+from grainlab.experiments.store import slug, stored_table
 from grainlab.experiments.systems import System
 from grainlab.retrieval import get_retriever
 
@@ -45,10 +45,6 @@ class ExperimentResult:
     significance: pd.DataFrame
     manifest: dict[str, Any] = field(default_factory=dict)
     folder: Path | None = None
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text)
 
 
 def _validate(dataset: Dataset, systems: Sequence[System]) -> None:
@@ -74,7 +70,8 @@ def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer
     """Chunk, index, search and score one system; per-query rows plus timings and sizes."""
     timings: dict[str, float] = {}
     tick = time.perf_counter()
-    units = chunk_corpus(dataset, get_chunker(system.chunker), cache, fingerprint)
+    chunker = get_chunker(system.chunker)
+    units = chunk_corpus(dataset, chunker, cache, fingerprint)
     timings["chunk_s"] = time.perf_counter() - tick
     tick = time.perf_counter()
     retriever = get_retriever(system.retriever, cache=cache)
@@ -94,7 +91,7 @@ def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer
     else:
         table = evaluate_run(run, dataset.qrels, measures)
         tokens = []
-    info = {"retriever_spec": retriever.spec, "n_units": len(units),
+    info = {"retriever_spec": retriever.spec, "chunker_version": chunker.version_string, "n_units": len(units),
             "mean_unit_tokens": float(np.mean([u.n_tokens for u in units])) if units else 0.0,
             "mean_tokens_retrieved_at_max_k": float(np.mean(tokens)) if tokens else None, **timings}
     encoder = getattr(retriever, "encoder", None)
@@ -129,22 +126,17 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], name: str,
         key = content_key(dataset=fingerprint, system=system.name, measures=list(measures),
                           answer_ks=list(answer_ks), depth=depth, code=EXPERIMENT_CODE_VERSION,
                           models={**model_revisions(system.retriever), **model_revisions(system.chunker)})
-        found = sorted((folder / "per_query").glob(f"*-{key[:12]}.csv"))
-        readable = f"{_slug(system.retriever)[:48]}__{_slug(system.chunker)[:64]}"
-        path = found[0] if found else folder / "per_query" / f"{readable}-{key[:12]}.csv"
-        info_path = path.with_suffix(".json")
-        if path.exists() and info_path.exists():
-            table = pd.read_csv(path, dtype={"qid": str})
-            info = {**json.loads(info_path.read_text()), "reused": True}
-        else:
+        readable = f"{slug(system.retriever)[:48]}__{slug(system.chunker)[:64]}"
+
+        def compute(system: System = system) -> tuple[pd.DataFrame, dict[str, Any]]:
             table, info = run_system(dataset, system, measures, answer_ks, depth, cache, fingerprint)
-            table.insert(0, "aggregate", system.aggregate or "units")
-            table.insert(0, "chunker", system.chunker)
-            table.insert(0, "retriever", system.retriever)
-            table.insert(0, "system", system.display)
-            table.insert(0, "dataset", dataset.name)
-            atomic_write_text(path, table.to_csv(index=False))
-            atomic_write_text(info_path, json.dumps(info, indent=1))
+            for column, value in [("aggregate", system.aggregate or "units"), ("chunker", system.chunker),
+                                  ("retriever", system.retriever), ("system", system.display),
+                                  ("dataset", dataset.name)]:
+                table.insert(0, column, value)
+            return table, info
+
+        table, info = stored_table(folder / "per_query", key, readable, compute)
         manifest["systems"][system.display] = {"name": system.name, "key": key, **info}
         frames.append(table)
     per_query = pd.concat(frames, ignore_index=True)

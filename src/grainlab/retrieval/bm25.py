@@ -53,8 +53,8 @@ class BM25Retriever(Retriever):
         import bm25s
 
         self.units = units
-        texts = [u.text for u in units]
-        key = content_key(kind="bm25", units=hash_texts((u.chunk_id, u.text) for u in units),
+        texts = [u.index_text for u in units]
+        key = content_key(kind="bm25", units=hash_texts((u.chunk_id, u.index_text) for u in units),
                           k1=self.k1, b=self.b, method=self.method, stemmer=self.stemmer,
                           stopwords=self.stopwords, code=BM25_CODE_VERSION, bm25s=bm25s.__version__)
         folder = (self.cache or ArtifactCache()).path("bm25", key, "")

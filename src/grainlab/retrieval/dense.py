@@ -42,7 +42,7 @@ class DenseRetriever(Retriever):
         import torch
 
         self.units = units
-        self.embeddings = self._embed([u.text for u in units], "passage")
+        self.embeddings = self._embed([u.index_text for u in units], "passage")
         self._matrix = torch.from_numpy(self.embeddings).to(self.encoder.device)  # moved once
         return self
 

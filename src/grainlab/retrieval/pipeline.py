@@ -100,7 +100,7 @@ class Pipeline:
         self._timed("fusion", tick)
         tick = time.perf_counter()
         if self.reranker is not None:
-            texts = {uid: self._by_id[uid].text for ranking in fused.values() for uid, _ in ranking[:self.rerank_k]}
+            texts = {uid: self._by_id[uid].index_text for ranking in fused.values() for uid, _ in ranking[:self.rerank_k]}
             reranked = self.reranker.rerank(queries, fused, texts, self.rerank_k)
         else:
             reranked = {q: r[:self.rerank_k] for q, r in fused.items()}
