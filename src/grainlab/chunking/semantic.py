@@ -89,9 +89,9 @@ class _SentenceGroupChunker(Chunker):
             raise ConfigError(f"{self.name} size must be ≥ {MIN_SIZE} tokens, got {self.size}")
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        from grainlab.models.encoders import get_encoder
+        from grainlab.models.encoders import cached_encode, get_encoder
 
-        return get_encoder(self.model).encode_passages(texts) if texts else np.zeros((0, 1), np.float32)
+        return cached_encode(get_encoder(self.model), texts) if texts else np.zeros((0, 1), np.float32)
 
     def _chunks(self, doc: Document, spans: list[tuple[int, int]], embeddings: np.ndarray) -> list[Chunk]:
         tok = get_tokenizer(self.tokenizer)

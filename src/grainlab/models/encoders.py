@@ -15,6 +15,8 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from grainlab import settings
+from grainlab.cache import ArtifactCache, content_key, hash_texts
+from grainlab.errors import ConfigError
 from grainlab.models.resolve import ResolvedModel, resolve_model
 
 ENCODER_CODE_VERSION = "encoders-1"
@@ -157,3 +159,14 @@ class Encoder:
 def get_encoder(model_id: str, device: str | None = None) -> Encoder:
     """One shared encoder per model id and device in a process."""
     return Encoder(model_id, device=device)
+
+
+def cached_encode(encoder: Encoder, texts: list[str], role: str = "passage", cache: ArtifactCache | None = None) -> np.ndarray:
+    """``encode_passages``/``encode_queries`` through the artifact cache, keyed by the encoder's
+    identity (model, revision, backend, pooling, length) and the texts in order."""
+    if role not in ("passage", "query"):
+        raise ConfigError(f"role must be 'passage' or 'query', got {role!r}")
+    key = content_key(kind="embeddings", role=role, encoder=encoder.identity,
+                      texts=hash_texts((str(i), t) for i, t in enumerate(texts)))
+    encode = encoder.encode_queries if role == "query" else encoder.encode_passages
+    return (cache or ArtifactCache()).array("embeddings", key, lambda: encode(texts))

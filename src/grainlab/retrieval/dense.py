@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grainlab.cache import ArtifactCache, content_key, hash_texts
+from grainlab.cache import ArtifactCache
 from grainlab.chunking.base import Chunk
-from grainlab.models.encoders import Encoder
+from grainlab.models.encoders import Encoder, cached_encode
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
 
@@ -33,10 +33,7 @@ class DenseRetriever(Retriever):
         return format_spec("dense", {"model": self.model, "max_length": self.encoder.config.max_length})
 
     def _embed(self, texts: list[str], role: str) -> np.ndarray:
-        key = content_key(kind="embeddings", role=role, encoder=self.encoder.identity,
-                          texts=hash_texts((str(i), t) for i, t in enumerate(texts)))
-        encode = self.encoder.encode_queries if role == "query" else self.encoder.encode_passages
-        return self._cache.array("embeddings", key, lambda: encode(texts))
+        return cached_encode(self.encoder, texts, role, self._cache)
 
     def index(self, units: Sequence[Chunk]) -> DenseRetriever:
         import torch

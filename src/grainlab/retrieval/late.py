@@ -20,7 +20,7 @@ from grainlab.cache import ArtifactCache, content_key, hash_texts
 from grainlab.chunking.base import Chunk
 from grainlab.data.types import Document
 from grainlab.errors import ConfigError
-from grainlab.models.encoders import Encoder, max_positions
+from grainlab.models.encoders import Encoder, cached_encode, max_positions
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
 
@@ -192,7 +192,5 @@ class LateChunkingRetriever(Retriever):
     def score(self, queries: list[str]) -> np.ndarray:
         import torch
 
-        key = content_key(kind="embeddings", role="query", encoder=self.encoder.identity,
-                          texts=hash_texts((str(i), t) for i, t in enumerate(queries)))
-        q = self._cache.array("embeddings", key, lambda: self.encoder.encode_queries(queries))
+        q = cached_encode(self.encoder, queries, "query", self._cache)
         return (torch.from_numpy(q).to(self.encoder.device) @ self._matrix.T).float().cpu().numpy()
