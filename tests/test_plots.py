@@ -41,3 +41,16 @@ def test_sweep_and_pipeline_plots():
                            for s, v in (("bm25", 0.5), ("rrf", 0.6)) for st in ("candidates", "fused", "context")])
     fig2 = plot_pipeline_stages(stages, "R@20", "t")
     assert fig2.axes[0].get_ylabel() == "R@20" and fig2.axes[0].get_xlabel() == "pipeline stage"
+
+
+def test_bar_and_tradeoff_plots():
+    from grainlab.plots import plot_bars, plot_tradeoff
+
+    ami = pd.DataFrame({"chunker": ["fixed", "fixed", "maxmin", "maxmin"], "ami": [0.2, 0.3, 0.5, 0.6],
+                        "dataset": ["a", "b", "a", "b"]})
+    fig = plot_bars(ami, "chunker", "ami", "dataset", "AMI", "t")
+    assert fig.axes[0].get_ylabel() == "AMI" and len(fig.axes[0].patches) >= 4
+    trade = pd.DataFrame({"tokens": [100, 200, 150, 300], "recall": [0.5, 0.6, 0.55, 0.7],
+                          "system": ["flat", "flat", "parent", "parent"], "dataset": ["a"] * 4})
+    fig2 = plot_tradeoff(trade, "tokens", "recall", "system", "dataset", "tokens read", "AnswerRecall@k", "t")
+    assert fig2.axes[0].get_xlabel() == "tokens read" and len(fig2.axes[0].get_lines()) >= 2

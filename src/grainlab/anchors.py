@@ -27,3 +27,12 @@ BHAT_2025_CLAIMS = pd.DataFrame([
 BHAT_2025_SETUP = ("fixed token chunks 64/128/256/512/1024, no overlap; short documents stitched into "
                    "documents of ≥50,000 characters; Recall@1..5 with a hit = answer string inside "
                    "the retrieved chunk (secondary transcription)")
+
+SEMANTIC_CHUNKING_CLAIMS = pd.DataFrame([
+    {"claim": "Max–Min segments stitched documents better than other splitters: AMI 0.85 / 0.90 vs "
+              "0.68 / 0.70 for the next best", "paper value": "0.85 / 0.90 vs 0.68 / 0.70",
+     "source": "Kiss et al. 2025, abstract"},
+    {"claim": "Semantic chunking wins only on artificially stitched documents; fixed-size is as good or "
+              "better on natively long ones", "paper value": "qualitative",
+     "source": "Qu et al. 2024, 'Is Semantic Chunking Worth the Computational Cost?'"},
+])

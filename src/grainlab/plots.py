@@ -120,3 +120,40 @@ def plot_sweep(table: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabe
     ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def plot_bars(table: pd.DataFrame, x: str, y: str, hue: str | None, ylabel: str, title: str,
+              error: str | None = ("ci", 95)):
+    """Bars of the mean ``y`` per ``x`` (and ``hue``), with a bootstrap 95% interval over rows."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    sns.barplot(data=table, x=x, y=y, hue=hue, errorbar=error, ax=ax, seed=0)
+    ax.set_xlabel("")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.tick_params(axis="x", labelrotation=20, labelsize=8)
+    if hue:
+        ax.legend(fontsize=7, title=hue, title_fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabel: str, ylabel: str, title: str):
+    """``y`` against ``x`` (linear axes), a line per ``hue``, a panel per ``col``: e.g. answer
+    recall against tokens read, or boundary retention against duplication."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    panels = list(dict.fromkeys(table[col]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, marker="o", ax=ax, sort=True)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(str(panel), fontsize=10)
+        ax.legend(fontsize=7, title=hue, title_fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig

@@ -17,6 +17,7 @@ NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
     "late_chunking": "03_late_chunking",
     "hybrid_rerank": "06_hybrid_rerank",
+    "semantic_chunking": "07_semantic_chunking",
 }
 PROFILES = ("quick", "full")
 
