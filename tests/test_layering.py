@@ -10,7 +10,7 @@ LAYERS = {
     "settings": 1, "spec": 1, "anchors": 1,
     "cache": 2,
     "data": 3, "models": 3,
-    "chunking": 4,
+    "chunking": 4, "readers": 4,
     "retrieval": 5,
     "evaluation": 6,
     "experiments": 7,

@@ -54,3 +54,14 @@ def test_bar_and_tradeoff_plots():
                           "system": ["flat", "flat", "parent", "parent"], "dataset": ["a"] * 4})
     fig2 = plot_tradeoff(trade, "tokens", "recall", "system", "dataset", "tokens read", "AnswerRecall@k", "t")
     assert fig2.axes[0].get_xlabel() == "tokens read" and len(fig2.axes[0].get_lines()) >= 2
+
+
+def test_position_curve():
+    from grainlab.plots import plot_position_curve
+
+    summary = pd.DataFrame({"setting": ["10 documents"] * 3, "position": [1, 5, 10], "accuracy": [0.6, 0.4, 0.5],
+                            "ci_low": [0.5, 0.3, 0.4], "ci_high": [0.7, 0.5, 0.6]})
+    paper = pd.DataFrame({"setting": ["10 documents"] * 3, "position": [1, 5, 10], "accuracy": [0.768, 0.612, 0.624]})
+    fig = plot_position_curve(summary, {"closed-book": 0.3, "oracle": 0.8}, "t", paper=paper)
+    ax = fig.axes[0]
+    assert ax.get_xlabel().startswith("position") and len(ax.get_lines()) == 4

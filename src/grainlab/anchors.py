@@ -36,3 +36,14 @@ SEMANTIC_CHUNKING_CLAIMS = pd.DataFrame([
               "better on natively long ones", "paper value": "qualitative",
      "source": "Qu et al. 2024, 'Is Semantic Chunking Worth the Computational Cost?'"},
 ])
+
+# Liu et al. (TACL 2024), GPT-3.5-Turbo on NQ-open, best_subspan_em; positions are 1-based.
+LOST_IN_THE_MIDDLE_QA = pd.DataFrame(
+    [{"setting": "20 documents", "position": p, "accuracy": a}
+     for p, a in zip((1, 5, 10, 15, 20), (0.758, 0.572, 0.538, 0.554, 0.632))]
+    + [{"setting": "10 documents", "position": p, "accuracy": a} for p, a in zip((1, 5, 10), (0.768, 0.612, 0.624))])
+LOST_IN_THE_MIDDLE_BASELINES = {"closed-book": 0.561, "oracle": 0.883}
+# Key–value retrieval, 140 keys, MPT-30B (the repository's EXPERIMENTS.md).
+LOST_IN_THE_MIDDLE_KV_140 = pd.DataFrame(
+    [{"setting": "140 keys", "position": p, "accuracy": a}
+     for p, a in zip((1, 35, 70, 105, 140), (1.0, 0.936, 0.886, 0.804, 0.962))])

@@ -157,3 +157,31 @@ def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabe
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig
+
+
+def plot_position_curve(summary: pd.DataFrame, baselines: dict[str, float], title: str,
+                        ylabel: str = "accuracy (best_subspan_em)", paper: pd.DataFrame | None = None):
+    """Accuracy against the gold passage's 1-based position, a line (with its 95% CI band) per
+    setting, dashed lines for position-free baselines (closed-book, oracle); ``paper`` (same
+    columns ``setting, position, accuracy``) is drawn in grey for comparison."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 4.0))
+    for setting, group in summary.groupby("setting", sort=False):
+        group = group.sort_values("position")
+        line, = ax.plot(group["position"], group["accuracy"], marker="o", label=f"ours · {setting}")
+        ax.fill_between(group["position"], group["ci_low"], group["ci_high"], color=line.get_color(), alpha=0.15)
+    if paper is not None:
+        for setting, group in paper.groupby("setting", sort=False):
+            group = group.sort_values("position")
+            ax.plot(group["position"], group["accuracy"], marker="s", linestyle=":", color="grey", alpha=0.8,
+                    label=f"paper · {setting}")
+    for (label, value), style in zip(baselines.items(), ["--", "-.", ":"]):
+        ax.axhline(value, linestyle=style, color="black", linewidth=1, label=label)
+    ax.set_xlabel("position of the gold passage (1 = first)")
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -11,6 +11,7 @@ from grainlab.data.registry import REGISTRY, DatasetSpec, get_spec
 from grainlab.data.sample import sample_dataset
 from grainlab.data.stitch import stitch_documents
 from grainlab.data.types import Dataset, Document
+from grainlab.errors import ConfigError
 
 __all__ = [
     "Dataset", "DatasetSpec", "Document", "REGISTRY", "available", "document_text", "get_spec",
@@ -33,7 +34,10 @@ def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str 
         return load_beir_folder(path, name, split)
     if spec.kind == "squad":
         return load_squad_format(path, name)
-    return load_nq_oracle(path, name)
+    if spec.kind == "nq_oracle":
+        return load_nq_oracle(path, name)
+    raise ConfigError(f"{name} is a Lost-in-the-Middle file, not a retrieval dataset: read it with "
+                      f"grainlab.data.lost_in_the_middle (load_kv_examples / load_multidoc_file)")
 
 
 def available(mirror: str | os.PathLike | None = None) -> dict[str, str | None]:

@@ -14,10 +14,14 @@ class DatasetSpec:
     """Where a dataset comes from and how to read it."""
 
     name: str
-    kind: str  # "beir" | "squad" | "nq_oracle"
+    kind: str  # "beir" | "squad" | "nq_oracle" | "litm_kv" | "litm_multidoc"
     url: str
     mirror_path: str  # relative to the mirror root
     description: str
+
+
+LITM_RAW = "https://github.com/nelson-liu/lost-in-the-middle/raw/main"
+LITM_POSITIONS = {10: (0, 4, 9), 20: (0, 4, 9, 14, 19), 30: (0, 4, 9, 14, 19, 24, 29)}
 
 
 def _beir(name: str, mirror_path: str | None = None, note: str = "") -> DatasetSpec:
@@ -64,6 +68,21 @@ REGISTRY: dict[str, DatasetSpec] = {
             mirror_path="lost_in_the_middle/qa_data/nq-open-oracle.jsonl.gz",
             description="NQ-open questions with their gold ~100-word Wikipedia passage (Liu et al.)",
         ),
+        *[DatasetSpec(
+            name=f"litm_kv_{keys}",
+            kind="litm_kv",
+            url=f"{LITM_RAW}/kv_retrieval_data/kv-retrieval-{keys}_keys.jsonl.gz",
+            mirror_path=f"lost_in_the_middle/kv_retrieval_data/kv-retrieval-{keys}_keys.jsonl.gz",
+            description=f"Lost in the Middle key–value retrieval, {keys} keys, 500 examples",
+        ) for keys in (75, 140, 300)],
+        *[DatasetSpec(
+            name=f"litm_nq_{docs}docs_gold_at_{gold}",
+            kind="litm_multidoc",
+            url=f"{LITM_RAW}/qa_data/{docs}_total_documents/nq-open-{docs}_total_documents_gold_at_{gold}.jsonl.gz",
+            mirror_path=f"lost_in_the_middle/qa_data/{docs}_total_documents/"
+                        f"nq-open-{docs}_total_documents_gold_at_{gold}.jsonl.gz",
+            description=f"Lost in the Middle official NQ-open file: {docs} documents, gold at {gold}",
+        ) for docs, golds in LITM_POSITIONS.items() for gold in golds],
     ]
 }
 

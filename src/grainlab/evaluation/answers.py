@@ -37,3 +37,27 @@ def answer_recall(run: Mapping[str, list[tuple[str, float]]], unit_text: Mapping
         for k in ks:
             rows.append((qid, f"AnswerRecall@{k}", float(first_hit is not None and first_hit <= k)))
     return pd.DataFrame(rows, columns=["qid", "measure", "value"])
+
+
+def squad_normalize(text: str) -> str:
+    """The SQuAD evaluation script's normalisation, as Liu et al. use it: lowercase, drop
+    punctuation, drop articles, collapse whitespace (no Unicode folding)."""
+    text = text.lower().translate(_PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def first_line(prediction: str) -> str:
+    """A prediction up to its first newline, stripped (so copying the context cannot score)."""
+    return prediction.split("\n")[0].strip()
+
+
+def best_subspan_em(prediction: str, answers: Iterable[str]) -> float:
+    """Liu et al.'s metric: 1.0 if some normalised gold answer is a substring of the normalised
+    first line of the prediction."""
+    normalized = squad_normalize(first_line(prediction))
+    return float(any(squad_normalize(answer) in normalized for answer in answers))
+
+
+def kv_accuracy(prediction: str, value: str) -> float:
+    """Key–value retrieval: 1.0 if the value occurs in the prediction (case-insensitive), as the paper scores it."""
+    return float(value.lower() in prediction.lower())

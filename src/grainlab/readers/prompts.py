@@ -1,0 +1,62 @@
+"""Prompt templates of Liu et al. (Lost in the Middle), reproduced character for character.
+
+Multi-document QA: the instruction, a blank line, one ``Document [i](Title: t) text`` line per
+document, a blank line, ``Question: q`` and ``Answer:``. Closed-book: ``Question: q\\nAnswer:``.
+Oracle: the multi-document prompt with the gold document alone. Key–value retrieval: the JSON
+object written one record per line, then the key and ``Corresponding value:``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from grainlab.errors import ConfigError
+
+QA_INSTRUCTION = ("Write a high-quality answer for the given question using only the provided search "
+                  "results (some of which might be irrelevant).")
+RANDOM_ORDER_NOTE = " The search results are ordered randomly."
+KV_INSTRUCTION = "Extract the value corresponding to the specified key in the JSON object below."
+
+
+def format_documents(documents: Sequence[tuple[str, str]]) -> str:
+    """``(title, text)`` pairs as the paper's numbered search results, one per line."""
+    return "\n".join(f"Document [{i}](Title: {title}) {text}" for i, (title, text) in enumerate(documents, start=1))
+
+
+def qa_prompt(question: str, documents: Sequence[tuple[str, str]], mention_random_ordering: bool = False,
+              query_aware: bool = False) -> str:
+    """The multi-document QA prompt (``query_aware``: the question also before the documents)."""
+    if not question:
+        raise ConfigError("a QA prompt needs a question")
+    if not documents:
+        raise ConfigError("a multi-document QA prompt needs documents: use closedbook_prompt() for none")
+    if mention_random_ordering and query_aware:
+        raise ConfigError("the paper has no template that both mentions random ordering and is query-aware")
+    instruction = QA_INSTRUCTION + (RANDOM_ORDER_NOTE if mention_random_ordering else "")
+    before = f"Question: {question}\n\n" if query_aware else ""
+    return f"{instruction}\n\n{before}{format_documents(documents)}\n\nQuestion: {question}\nAnswer:"
+
+
+def closedbook_prompt(question: str) -> str:
+    if not question:
+        raise ConfigError("a closed-book prompt needs a question")
+    return f"Question: {question}\nAnswer:"
+
+
+def kv_prompt(records: Sequence[tuple[str, str]], key: str, query_aware: bool = False) -> str:
+    """The key–value retrieval prompt over ``records`` (in the order given)."""
+    keys = [k for k, _ in records]
+    if len(records) < 2:
+        raise ConfigError("key–value retrieval needs at least 2 records")
+    if len(set(keys)) != len(keys):
+        raise ConfigError("key–value records have duplicate keys")
+    if key not in keys:
+        raise ConfigError(f"key {key!r} is not among the records")
+    lines = []
+    for index, (k, v) in enumerate(records):
+        opener = "{" if index == 0 else " "
+        closer = "}" if index == len(records) - 1 else ","
+        lines.append(f'{opener}"{k}": "{v}"{closer}')
+    query = f'Key: "{key}"'
+    before = f"{query}\n\n" if query_aware else ""
+    return f"{KV_INSTRUCTION}\n\n{before}JSON data:\n" + "\n".join(lines) + f"\n\n{query}\nCorresponding value:"
