@@ -39,6 +39,8 @@ CHUNKERS = [
     "structure(size=48)",
     f"structure(size=24,tokenizer={MINILM})",
     "parent_child(child_size=8,parent_size=32)",
+    "passages(words=5,min_last=2)",
+    "passages(words=100,min_last=50)",
     "parent_child(child_size=16,parent_size=64,parents=recursive)",
     "none",
 ]
@@ -103,7 +105,27 @@ def test_chunks_never_overlap_unless_overlap_was_asked_for(spec, text):
         assert left.end <= right.start
 
 
-def test_every_chunker_records_a_version_string():
+@pytest.mark.parametrize("spec", ["passages(words=5,min_last=2)", "passages(words=12,min_last=6)"])
+@PROPERTY
+@given(text=TEXT)
+def test_passage_word_budget(spec, text):
+    chunker = get_chunker(spec)
+    _, chunks = chunks_of(spec, text)
+    sizes = [len(c.text.split()) for c in chunks]
+    assert all(size <= chunker.max_words for size in sizes)
+    assert all(size <= chunker.words for size in sizes[:-1])  # only the merged tail may exceed
+    if len(sizes) > 1:
+        assert sizes[-1] >= chunker.min_last or sizes[-1] <= chunker.words
+
+
+def test_passages_as_in_dense_x():
+    sentence = "One two three four five six seven eight nine ten."  # 10 words
+    chunker = get_chunker("passages(words=100,min_last=50)")
+    words = [[len(c.text.split()) for c in chunker.chunk(Document("d", " ".join([sentence] * n)))] for n in (25, 24, 3)]
+    assert words == [[100, 100, 50], [100, 140], [30]]  # a tail under 50 words joins the previous passage
+    long_sentence = " ".join(["w"] * 230) + "."
+    assert [len(c.text.split()) for c in chunker.chunk(Document("d", long_sentence))] == [100, 130]
+
     from grainlab.chunking import available_chunkers
 
     for name in available_chunkers():

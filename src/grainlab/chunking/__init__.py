@@ -9,6 +9,7 @@ from grainlab.chunking.base import (
            register,
 )
 from grainlab.chunking.fixed import FixedTokenChunker, WholeDocument
+from grainlab.chunking.passages import PassageChunker
 from grainlab.chunking.recursive import RecursiveChunker
 from grainlab.chunking.semantic import (
            BreakpointChunker,
@@ -19,7 +20,7 @@ from grainlab.chunking.semantic import (
 from grainlab.chunking.sentences import SentenceChunker, sentence_spans
 from grainlab.chunking.structure import ParentChildChunker, StructureChunker, parse_sections
 
-__all__ = ["BreakpointChunker", "Chunk", "Chunker", "FixedTokenChunker", "MaxMinChunker", "ParentChildChunker", "RecursiveChunker",
+__all__ = ["BreakpointChunker", "Chunk", "Chunker", "FixedTokenChunker", "MaxMinChunker", "ParentChildChunker", "PassageChunker", "RecursiveChunker",
            "SentenceChunker", "StructureChunker", "parse_sections",
            "WholeDocument", "available_chunkers", "chunk_id", "get_chunker", "register", "sentence_spans",
            "breakpoint_groups", "maxmin_groups"]
