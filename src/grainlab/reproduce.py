@@ -16,6 +16,7 @@ from grainlab.settings import project_root
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
     "late_chunking": "03_late_chunking",
+    "longrag": "04_longrag",
     "lost_in_the_middle": "05_lost_in_the_middle",
     "hybrid_rerank": "06_hybrid_rerank",
     "semantic_chunking": "07_semantic_chunking",

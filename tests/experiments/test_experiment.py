@@ -77,6 +77,11 @@ def test_qa_dataset_uses_answer_recall(tmp_path, cache):
                             results_dir=tmp_path, cache=cache, answer_ks=[1, 2], progress=False)
     table = result.per_query.pivot_table(index="qid", columns="measure", values="value")
     assert table.loc["q1", "AnswerRecall@1"] == 1.0 and table.loc["q2", "AnswerRecall@1"] == 1.0
+    # MaxP: whole documents ranked by their best sentence; recall reads the document
+    maxp = run_experiment(data, [System("bm25", "sentences(n=1)", "max")], name="qa_maxp",
+                          results_dir=tmp_path, cache=cache, answer_ks=[1], progress=False)
+    assert maxp.per_query["value"].tolist() == [1.0, 1.0]
+    assert maxp.manifest["systems"][maxp.aggregate["system"][0]]["mean_tokens_retrieved_at_max_k"] > 5
 
 
 def test_validation_before_a_long_run(toy_mirror, tmp_path, cache):

@@ -29,10 +29,12 @@ from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.experiments.identity import model_revisions
 from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.store import slug, stored_table
+from grainlab.models.tokenizers import get_tokenizer
 from grainlab.experiments.systems import System
 from grainlab.retrieval import get_retriever
 
 EXPERIMENT_CODE_VERSION = "experiment-1"
+ANSWER_TOKENIZER = "cl100k_base"  # counts the tokens of retrieved documents
 KEYS = ["dataset", "system", "retriever", "chunker", "aggregate"]
 
 
@@ -57,9 +59,6 @@ def _validate(dataset: Dataset, systems: Sequence[System]) -> None:
         raise ConfigError(f"dataset {dataset.name!r} has no queries")
     for system in systems:
         get_chunker(system.chunker)
-        if dataset.is_qa and system.aggregate is not None:
-            raise ConfigError(f"{dataset.name} is scored by answer recall over units: use aggregate=None "
-                              f"for {system.display}")
         if not dataset.is_qa and system.aggregate is None:
             raise ConfigError(f"{dataset.name} has document qrels: give {system.display} an aggregate "
                               f"('max', 'first' or 'mean')")
@@ -83,17 +82,24 @@ def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer
     k = max(answer_ks) if dataset.is_qa else depth
     run = retriever.search(dataset.queries, k=k, aggregate=system.aggregate)
     timings["search_s"] = time.perf_counter() - tick
-    if dataset.is_qa:
+    if dataset.is_qa and system.aggregate is None:  # answer recall over the retrieved units
         texts = {u.chunk_id: u.text for u in units}
         table = answer_recall(run, texts, dataset.answers, answer_ks)
         n_tok = {u.chunk_id: u.n_tokens for u in units}
-        tokens = [sum(n_tok[uid] for uid, _ in run.get(q, [])[:max(answer_ks)]) for q in dataset.answers]
+    elif dataset.is_qa:  # documents ranked by their units (MaxP for "max"); recall over whole documents
+        hit = {d for ranking in run.values() for d, _ in ranking}
+        texts = {d: dataset.corpus[d].text for d in hit}
+        table = answer_recall(run, texts, dataset.answers, answer_ks)
+        tok = get_tokenizer(ANSWER_TOKENIZER)
+        n_tok = {d: tok.count(text) for d, text in texts.items()}
     else:
         table = evaluate_run(run, dataset.qrels, measures)
-        tokens = []
+    tokens_at = {k: float(np.mean([sum(n_tok[uid] for uid, _ in run.get(q, [])[:k]) for q in dataset.answers]))
+                 for k in answer_ks} if dataset.is_qa else {}
     info = {"retriever_spec": retriever.spec, "chunker_version": chunker.version_string, "n_units": len(units),
             "mean_unit_tokens": float(np.mean([u.n_tokens for u in units])) if units else 0.0,
-            "mean_tokens_retrieved_at_max_k": float(np.mean(tokens)) if tokens else None, **timings}
+            "mean_tokens_retrieved_at_max_k": tokens_at.get(max(answer_ks)) if tokens_at else None,
+            "mean_tokens_retrieved": {str(k): v for k, v in tokens_at.items()}, **timings}
     encoder = getattr(retriever, "encoder", None)
     if encoder is not None:
         info["model"] = {"id": encoder.model_id, "source": encoder.resolved.source,

@@ -1,0 +1,100 @@
+"""LongRAG retrieval units over the Wikipedia text available offline (Jiang et al. 2024).
+
+Three corpora over the same text: ~100-word passages, whole documents (passages of one Wikipedia
+title joined in order), and grouped documents (LongRAG's grouping over a document graph, within
+a token budget). Offline there are no hyperlinks, so the graph is declared: each document is
+linked to its ``k`` nearest documents by BM25 (title + opening words as the query), made
+undirected. Every corpus keeps the questions and answers, so answer recall is comparable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from tqdm.auto import tqdm
+
+from grainlab.cache import ArtifactCache
+from grainlab.chunking.base import get_chunker, make_chunk
+from grainlab.chunking.grouping import group_documents, symmetric
+from grainlab.data.types import Dataset, Document
+from grainlab.models.tokenizers import get_tokenizer
+from grainlab.retrieval import get_retriever
+
+SEPARATOR = "\n\n"
+GROUP_TOKENIZER = "cl100k_base"
+
+
+def _slug(title: str) -> str:
+    return re.sub(r"\s+", "_", title.strip()) or "untitled"
+
+
+def merge_sources(name: str, sources: Sequence[Dataset], question_source: Dataset) -> Dataset:
+    """One passage corpus from several (ids prefixed by source), with ``question_source``'s questions."""
+    corpus: dict[str, Document] = {}
+    for source in sources:
+        for doc in source.corpus.values():
+            doc_id = f"{source.name}:{doc.doc_id}"
+            corpus[doc_id] = Document(doc_id, doc.text, doc.title)
+    qrels = {q: {f"{question_source.name}:{d}": r for d, r in judged.items()} for q, judged in question_source.qrels.items()}
+    return Dataset(name, corpus, dict(question_source.queries), qrels, dict(question_source.answers),
+                   info={"sources": [s.name for s in sources]})
+
+
+def passage_corpus(dataset: Dataset, words: int = 100) -> Dataset:
+    """Every source passage cut into ``passages(words=…)`` units (each unit a document)."""
+    chunker = get_chunker(f"passages(words={words},min_last={words // 2})")
+    corpus, home = {}, {}
+    for doc in dataset.corpus.values():
+        for chunk in chunker.chunk(doc):
+            corpus[chunk.chunk_id] = Document(chunk.chunk_id, chunk.text, doc.title)
+            home[chunk.chunk_id] = doc.doc_id
+    qrels = {q: {u: 1 for u, d in home.items() if d in judged} for q, judged in dataset.qrels.items()}
+    return Dataset(f"{dataset.name}_passages", corpus, dataset.queries, qrels, dataset.answers,
+                   info={**dataset.info, "unit": f"passages ({words} words)"})
+
+
+def document_corpus(dataset: Dataset) -> Dataset:
+    """Passages of one title joined (in corpus order) into one document per title."""
+    by_title: dict[str, list[Document]] = {}
+    for doc in dataset.corpus.values():
+        by_title.setdefault(doc.title or doc.doc_id, []).append(doc)
+    corpus, home, segments = {}, {}, {}
+    for title, docs in by_title.items():
+        doc_id = _slug(title)
+        while doc_id in corpus:
+            doc_id += "_"
+        corpus[doc_id] = Document(doc_id, SEPARATOR.join(d.text for d in docs), title)
+        segments[doc_id] = [d.doc_id for d in docs]
+        home.update({d.doc_id: doc_id for d in docs})
+    qrels = {q: {home[d]: 1 for d in judged if d in home} for q, judged in dataset.qrels.items()}
+    return Dataset(f"{dataset.name}_documents", corpus, dataset.queries, qrels, dataset.answers,
+                   info={**dataset.info, "unit": "documents", "members": segments})
+
+
+def similarity_neighbours(documents: Dataset, k: int = 5, query_words: int = 64, retriever: str = "bm25",
+                          cache: ArtifactCache | None = None) -> dict[str, list[str]]:
+    """Each document's ``k`` nearest other documents by ``retriever`` (query: title + opening words)."""
+    units = [make_chunk(doc, 0, 0, len(doc.text), 0, context=doc.title) for doc in documents.corpus.values()]
+    index = get_retriever(retriever, cache=cache).index(units)
+    queries = {d: f"{doc.title} {' '.join(doc.text.split()[:query_words])}" for d, doc in documents.corpus.items()}
+    run = index.search(queries, k=k + 1, progress=True)
+    return {d: [u.split("#")[0] for u, _ in run[d] if u.split("#")[0] != d][:k] for d in documents.corpus}
+
+
+def grouped_corpus(documents: Dataset, neighbours: dict[str, list[str]], max_tokens: int = 4000) -> Dataset:
+    """LongRAG groups of documents (≤ ``max_tokens`` cl100k tokens unless a document alone is bigger)."""
+    tok = get_tokenizer(GROUP_TOKENIZER)
+    sizes = {d: tok.count(doc.text) for d, doc in tqdm(documents.corpus.items(), desc="document sizes",
+                                                        disable=len(documents.corpus) < 500)}
+    groups = group_documents(sizes, symmetric(neighbours), max_tokens)
+    corpus, home = {}, {}
+    for index, members in enumerate(groups):
+        group_id = f"group-{index}"
+        corpus[group_id] = Document(group_id, SEPARATOR.join(documents.corpus[m].text for m in members),
+                                    " | ".join(documents.corpus[m].title for m in members))
+        home.update({m: group_id for m in members})
+    qrels = {q: {home[d]: 1 for d in judged if d in home} for q, judged in documents.qrels.items()}
+    return Dataset(f"{documents.name.removesuffix('_documents')}_grouped", corpus, documents.queries, qrels,
+                   documents.answers, info={**documents.info, "unit": f"grouped documents (≤{max_tokens} tokens)",
+                                            "groups": {f"group-{i}": g for i, g in enumerate(groups)}})
