@@ -29,8 +29,8 @@ from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.experiments.identity import model_revisions
 from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.store import slug, stored_table
-from grainlab.models.tokenizers import get_tokenizer
 from grainlab.experiments.systems import System
+from grainlab.models.tokenizers import get_tokenizer
 from grainlab.retrieval import get_retriever
 
 EXPERIMENT_CODE_VERSION = "experiment-1"
