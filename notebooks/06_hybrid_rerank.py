@@ -148,6 +148,10 @@ display(ceilings.round(4))
 
 # %% [markdown]
 # ## Latency per stage (ms per query, this machine)
+# The reranker scores each (query, unit) pair once: pairs are shared across pipelines (in memory and
+# in the on-disk cache), so the first reranked pipeline at a granularity pays the cross-encoder's
+# full cost and later ones only score the pairs they add. Read the reranker's cold cost from the
+# largest `rerank` value of a granularity, not from each row.
 
 # %%
 display(latency.pivot_table(index=["granularity", "system"], columns="stage", values="ms_per_query",
