@@ -19,13 +19,20 @@ def _segmenter():
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of ``text`` (memoised: pysbd is slow on long documents
+    and segmentation metrics ask for the same document's sentences many times)."""
+    return list(_sentence_spans(text))
+
+
+@functools.lru_cache(maxsize=256)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Character spans of the sentences of ``text``; together they cover every non-space char.
 
     pysbd proposes sentences; each is located in ``text`` after the previous one, and a
     sentence runs up to the next one's start, so nothing pysbd drops or rewrites is lost.
     """
     if not text.strip():
-        return []
+        return ()
     starts: list[int] = []
     cursor = 0
     for sentence in _segmenter().segment(text):
@@ -43,7 +50,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     starts[0] = 0
     bounds = starts + [len(text)]
     spans = [trim_span(text, bounds[i], bounds[i + 1]) for i in range(len(starts))]
-    return [(s, e) for s, e in spans if s < e]
+    return tuple((s, e) for s, e in spans if s < e)
 
 
 @register("sentences")
