@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -57,6 +58,23 @@ def _atomic_write(path: Path, write: Callable[[Any], None], mode: str = "wb") ->
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file and a rename."""
     _atomic_write(path, lambda handle: handle.write(text), mode="w")
+
+
+def atomic_write_dir(path: Path, write: Callable[[Path], None]) -> None:
+    """Fill a temporary sibling folder with ``write(folder)``, then rename it to ``path``. A failed
+    write leaves nothing behind; if another process renamed its copy into place first, theirs stays."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not path.exists():
+            raise
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
 
 
 class ArtifactCache:

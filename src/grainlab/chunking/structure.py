@@ -18,6 +18,7 @@ parent chunks, for context expansion and for span coverage by a parent.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -258,7 +259,8 @@ class ParentChildChunker(Chunker):
 
     def parents_of(self, doc: Document) -> list[Chunk]:
         """The parent chunks of ``doc``, with ids ``doc#p<i>``."""
-        return [_with_id(p, f"{doc.doc_id}#p{p.position}") for p in self.parent_chunker().chunk(doc)]
+        return [dataclasses.replace(p, chunk_id=f"{doc.doc_id}#p{p.position}")
+                for p in self.parent_chunker().chunk(doc)]
 
     def chunk(self, doc: Document) -> list[Chunk]:
         children = RecursiveChunker(size=self.child_size, tokenizer=self.tokenizer)
@@ -269,8 +271,3 @@ class ParentChildChunker(Chunker):
                                       child.n_tokens, parent_id=parent.chunk_id))
         return out
 
-
-def _with_id(chunk: Chunk, new_id: str) -> Chunk:
-    return Chunk(chunk_id=new_id, doc_id=chunk.doc_id, text=chunk.text, start=chunk.start, end=chunk.end,
-                 n_tokens=chunk.n_tokens, position=chunk.position, parent_id=chunk.doc_id, context=chunk.context,
-                 metadata=chunk.metadata)

@@ -8,13 +8,12 @@ retrieved from the other questions' gold passages). Key–value examples come fr
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grainlab.data.locate import ensure_local
+from grainlab.data.qa_formats import read_jsonl
 from grainlab.data.registry import LITM_POSITIONS, get_spec
 from grainlab.errors import ConfigError, MalformedData
 
@@ -44,24 +43,11 @@ class MultiDocExample:
         return docs
 
 
-def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    rows = []
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                try:
-                    rows.append((number, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise MalformedData(f"{path}:{number}: not a JSON line ({exc})") from exc
-    return rows
-
-
 def load_multidoc_file(path: Path) -> list[MultiDocExample]:
     """An official multi-document file: each line's ``ctxs`` hold one ``isgold`` passage; the
     others, in file order, are the distractors."""
     examples = []
-    for number, record in _read_jsonl(path):
+    for number, record in read_jsonl(path):
         try:
             ctxs = record["ctxs"]
             golds = [c for c in ctxs if c.get("isgold")]
@@ -114,7 +100,7 @@ def load_kv_examples(n_keys: int = 75, mirror: str | os.PathLike | None = None,
     spec = get_spec(f"litm_kv_{n_keys}")
     path = ensure_local(spec, mirror, allow_download=allow_download)
     out = []
-    for number, record in _read_jsonl(path):
+    for number, record in read_jsonl(path):
         try:
             records = [(str(k), str(v)) for k, v in record["ordered_kv_records"]]
             example = KVExample(records, str(record["key"]), str(record["value"]))

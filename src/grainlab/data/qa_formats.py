@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from grainlab.data.types import Dataset, Document
@@ -45,6 +46,18 @@ def load_squad_format(path: Path, name: str) -> Dataset:
                    info={"source": str(path), "article_of": article_of})
 
 
+def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
+    """``(line number, record)`` for every line of a (possibly gzipped) JSON-lines file; a line
+    that is not JSON is a ``MalformedData`` error naming the file and line."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise MalformedData(f"{path}:{number}: not a JSON line ({exc})") from exc
+
+
 def load_nq_oracle(path: Path, name: str) -> Dataset:
     """NQ-open oracle file: one question per line with its gold passage in ``ctxs``."""
     corpus: dict[str, Document] = {}
@@ -52,21 +65,18 @@ def load_nq_oracle(path: Path, name: str) -> Dataset:
     queries: dict[str, str] = {}
     qrels: dict[str, dict[str, int]] = {}
     answers: dict[str, list[str]] = {}
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            try:
-                record = json.loads(line)
-                gold = next(c for c in record["ctxs"] if c.get("isgold", True))
-                question, gold_answers = record["question"], record["answers"]
-            except (json.JSONDecodeError, KeyError, StopIteration) as exc:
-                raise MalformedData(f"{path}:{number}: expected question, answers and a gold ctx ({exc})") from exc
-            key = (gold["title"], gold["text"])
-            doc_id = by_text.setdefault(key, f"nqgold-{len(by_text)}")
-            corpus.setdefault(doc_id, Document(doc_id=doc_id, text=gold["text"], title=gold["title"]))
-            qid = f"nq-{number - 1}"
-            queries[qid] = question
-            qrels[qid] = {doc_id: 1}
-            answers[qid] = list(gold_answers)
+    for number, record in read_jsonl(path):
+        try:
+            gold = next(c for c in record["ctxs"] if c.get("isgold", True))
+            question, gold_answers = record["question"], record["answers"]
+        except (KeyError, StopIteration) as exc:
+            raise MalformedData(f"{path}:{number}: expected question, answers and a gold ctx ({exc})") from exc
+        key = (gold["title"], gold["text"])
+        doc_id = by_text.setdefault(key, f"nqgold-{len(by_text)}")
+        corpus.setdefault(doc_id, Document(doc_id=doc_id, text=gold["text"], title=gold["title"]))
+        qid = f"nq-{number - 1}"
+        queries[qid] = question
+        qrels[qid] = {doc_id: 1}
+        answers[qid] = list(gold_answers)
     return Dataset(name=name, corpus=corpus, queries=queries, qrels=qrels, answers=answers,
                    info={"source": str(path)})

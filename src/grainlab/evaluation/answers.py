@@ -14,9 +14,8 @@ _PUNCT = str.maketrans("", "", string.punctuation)
 
 
 def normalize_answer(text: str) -> str:
-    """SQuAD normalisation: NFD, lowercase, no punctuation, no articles, single spaces."""
-    text = unicodedata.normalize("NFD", text).lower().translate(_PUNCT)
-    return " ".join(_ARTICLES.sub(" ", text).split())
+    """SQuAD normalisation after Unicode NFD: lowercase, no punctuation, no articles, single spaces."""
+    return squad_normalize(unicodedata.normalize("NFD", text))
 
 
 def has_answer(text: str, answers: Iterable[str]) -> bool:

@@ -7,7 +7,6 @@ stitched documents each answer occurs exactly once (the stitcher keeps only such
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,10 +36,10 @@ from grainlab.evaluation.spans import (
     span_overlap,
 )
 from grainlab.experiments.chunk_cache import chunk_corpus
+from grainlab.experiments.experiment import chunk_and_index
 from grainlab.experiments.identity import model_revisions
 from grainlab.experiments.store import slug, stored_table
 from grainlab.models.tokenizers import get_tokenizer
-from grainlab.retrieval import get_retriever
 from grainlab.spec import format_spec, parse_spec
 
 STUDY_CODE_VERSION = "chunking-study-1"
@@ -92,9 +91,10 @@ def segmentation_table(dataset: Dataset, chunkers: dict[str, str], level: str = 
     Units are the document's sentences: each is labelled by the chunk (and the gold segment)
     holding its midpoint, so every chunker is scored on the same items."""
     gold = gold_segments(dataset, level)
+    fingerprint = dataset.fingerprint()
     rows = []
     for label, spec in chunkers.items():
-        chunks = chunk_corpus(dataset, get_chunker(spec), cache)
+        chunks = chunk_corpus(dataset, get_chunker(spec), cache, fingerprint)
         by_doc: dict[str, list[Chunk]] = {}
         for chunk in chunks:
             by_doc.setdefault(chunk.doc_id, []).append(chunk)
@@ -153,32 +153,25 @@ def _system_info(dataset: Dataset, system: ChunkingSystem, units: list[Chunk],
     chunker = get_chunker(system.chunker)
     tok = get_tokenizer(getattr(chunker, "tokenizer", SPAN_TOKENIZER))
     doc_tokens = {d: tok.count(doc.text) for d, doc in dataset.corpus.items()}
+    fixed = isinstance(chunker, FixedTokenChunker)
+    # token windows count the tokens they cover; other chunks their own (re-tokenised) count
+    covered = [u.token_end - u.token_start if fixed else u.n_tokens for u in units]  # type: ignore[operator]
     info: dict[str, Any] = {"chunker_version": chunker.version_string, "n_units": len(units),
                             "mean_unit_tokens": float(np.mean([u.n_tokens for u in units])) if units else 0.0,
                             "index_tokens": int(sum(u.n_tokens for u in units)),
-                            "duplication_rate": duplication_rate([u.n_tokens for u in units], sum(doc_tokens.values())),
+                            "duplication_rate": duplication_rate(covered, sum(doc_tokens.values())),
                             "boundary_retention": boundary_retention(units, [s for spans in gold.values() for s in spans])}
-    if isinstance(chunker, FixedTokenChunker):
+    if fixed:
         info["formula_units"] = sum(fixed_window_count(t, chunker.size, chunker.overlap) for t in doc_tokens.values())
-        windows = [u.token_end - u.token_start for u in units]  # type: ignore[operator]
-        info["duplication_rate"] = duplication_rate(windows, sum(doc_tokens.values()))
     return info
 
 
 def run_chunking_system(dataset: Dataset, system: ChunkingSystem, ks: Sequence[int], cache: ArtifactCache,
-                        token_starts: dict[str, list[int]], gold: dict[str, list[Span]]
+                        token_starts: dict[str, list[int]], gold: dict[str, list[Span]], fingerprint: str
                         ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Chunk, index, search; per-query answer recall and span metrics, plus the index's costs."""
     chunker = get_chunker(system.chunker)
-    tick = time.perf_counter()
-    units = chunk_corpus(dataset, chunker, cache)
-    chunk_s = time.perf_counter() - tick
-    tick = time.perf_counter()
-    retriever = get_retriever(system.retriever, cache=cache)
-    if getattr(retriever, "needs_documents", False):
-        retriever.documents = dataset.corpus
-    retriever.index(units)
-    index_s = time.perf_counter() - tick
+    units, retriever, timings = chunk_and_index(dataset, chunker, system.retriever, cache, fingerprint)
     if system.parents:
         assert isinstance(chunker, ParentChildChunker)
         shown_units = [p for doc in dataset.corpus.values() for p in chunker.parents_of(doc)]
@@ -193,7 +186,7 @@ def run_chunking_system(dataset: Dataset, system: ChunkingSystem, ks: Sequence[i
                                        ks, token_starts)]
     table = pd.concat([table, pd.DataFrame(span_rows, columns=["qid", "measure", "value"])], ignore_index=True)
     info = {**_system_info(dataset, system, shown_units if system.parents else units, gold),
-            "retriever_spec": retriever.spec, "chunk_s": chunk_s, "index_s": index_s,
+            "retriever_spec": retriever.spec, **timings,
             "n_children": len(units) if system.parents else None}
     return table, info
 
@@ -227,7 +220,7 @@ def run_chunking_study(dataset: Dataset, systems: Sequence[ChunkingSystem], name
                           models={**model_revisions(system.retriever), **model_revisions(system.chunker)})
 
         def compute(system: ChunkingSystem = system) -> tuple[pd.DataFrame, dict[str, Any]]:
-            return run_chunking_system(dataset, system, ks, cache, token_starts, gold)
+            return run_chunking_system(dataset, system, ks, cache, token_starts, gold, fingerprint)
 
         readable = f"{slug(system.label)[:40]}__{slug(system.chunker)[:60]}"
         table, info = stored_table(folder / "per_query", key, readable, compute)

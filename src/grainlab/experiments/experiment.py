@@ -19,7 +19,7 @@ import pandas as pd
 
 from grainlab import settings
 from grainlab.cache import ArtifactCache, atomic_write_text, content_key
-from grainlab.chunking.base import get_chunker
+from grainlab.chunking.base import Chunk, Chunker, get_chunker
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
 from grainlab.evaluation.answers import answer_recall
@@ -31,7 +31,7 @@ from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.store import slug, stored_table
 from grainlab.experiments.systems import System
 from grainlab.models.tokenizers import get_tokenizer
-from grainlab.retrieval import get_retriever
+from grainlab.retrieval import Retriever, get_retriever
 
 EXPERIMENT_CODE_VERSION = "experiment-1"
 ANSWER_TOKENIZER = "cl100k_base"  # counts the tokens of retrieved documents
@@ -64,20 +64,26 @@ def _validate(dataset: Dataset, systems: Sequence[System]) -> None:
                               f"('max', 'first' or 'mean')")
 
 
-def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer_ks: Sequence[int],
-               depth: int, cache: ArtifactCache, fingerprint: str) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Chunk, index, search and score one system; per-query rows plus timings and sizes."""
-    timings: dict[str, float] = {}
+def chunk_and_index(dataset: Dataset, chunker: Chunker, retriever_spec: str, cache: ArtifactCache,
+                    fingerprint: str) -> tuple[list[Chunk], Retriever, dict[str, float]]:
+    """The corpus's chunks (cached) and a retriever indexed over them, with the time each took."""
     tick = time.perf_counter()
-    chunker = get_chunker(system.chunker)
     units = chunk_corpus(dataset, chunker, cache, fingerprint)
-    timings["chunk_s"] = time.perf_counter() - tick
+    timings = {"chunk_s": time.perf_counter() - tick}
     tick = time.perf_counter()
-    retriever = get_retriever(system.retriever, cache=cache)
+    retriever = get_retriever(retriever_spec, cache=cache)
     if getattr(retriever, "needs_documents", False):
         retriever.documents = dataset.corpus
     retriever.index(units)
     timings["index_s"] = time.perf_counter() - tick
+    return units, retriever, timings
+
+
+def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer_ks: Sequence[int],
+               depth: int, cache: ArtifactCache, fingerprint: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Chunk, index, search and score one system; per-query rows plus timings and sizes."""
+    chunker = get_chunker(system.chunker)
+    units, retriever, timings = chunk_and_index(dataset, chunker, system.retriever, cache, fingerprint)
     tick = time.perf_counter()
     k = max(answer_ks) if dataset.is_qa else depth
     run = retriever.search(dataset.queries, k=k, aggregate=system.aggregate)

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache
-from grainlab.chunking.base import get_chunker, make_chunk
+from grainlab.chunking.base import get_chunker
 from grainlab.chunking.grouping import group_documents, symmetric
 from grainlab.data.types import Dataset, Document
 from grainlab.models.tokenizers import get_tokenizer
-from grainlab.retrieval import get_retriever
+from grainlab.retrieval import index_titled_documents
 
 SEPARATOR = "\n\n"
 GROUP_TOKENIZER = "cl100k_base"
@@ -75,11 +75,10 @@ def document_corpus(dataset: Dataset) -> Dataset:
 def similarity_neighbours(documents: Dataset, k: int = 5, query_words: int = 64, retriever: str = "bm25",
                           cache: ArtifactCache | None = None) -> dict[str, list[str]]:
     """Each document's ``k`` nearest other documents by ``retriever`` (query: title + opening words)."""
-    units = [make_chunk(doc, 0, 0, len(doc.text), 0, context=doc.title) for doc in documents.corpus.values()]
-    index = get_retriever(retriever, cache=cache).index(units)
+    index = index_titled_documents(documents.corpus.values(), retriever, cache)
     queries = {d: f"{doc.title} {' '.join(doc.text.split()[:query_words])}" for d, doc in documents.corpus.items()}
-    run = index.search(queries, k=k + 1, progress=True)
-    return {d: [u.split("#")[0] for u, _ in run[d] if u.split("#")[0] != d][:k] for d in documents.corpus}
+    run = index.search(queries, k=k + 1, aggregate="max", progress=True)
+    return {d: [other for other, _ in run[d] if other != d][:k] for d in documents.corpus}
 
 
 def grouped_corpus(documents: Dataset, neighbours: dict[str, list[str]], max_tokens: int = 4000) -> Dataset:

@@ -11,12 +11,11 @@ from __future__ import annotations
 from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache
-from grainlab.chunking.base import make_chunk
 from grainlab.data.lost_in_the_middle import MultiDocExample
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
 from grainlab.evaluation.answers import has_answer
-from grainlab.retrieval import get_retriever
+from grainlab.retrieval import index_titled_documents
 
 
 def build_multidoc_examples(pool: Dataset, n_distractors: int = 29, retriever: str = "bm25",
@@ -26,19 +25,17 @@ def build_multidoc_examples(pool: Dataset, n_distractors: int = 29, retriever: s
     passage of ``pool.corpus`` can be a distractor for every question but its own."""
     if not pool.is_qa:
         raise ConfigError(f"{pool.name} has no answers: build from the NQ-open oracle file (nq_open_oracle)")
-    units = [make_chunk(doc, 0, 0, len(doc.text), 0, context=doc.title) for doc in pool.corpus.values()
-             if doc.text.strip()]
-    index = get_retriever(retriever, cache=cache).index(units)
+    index = index_titled_documents(pool.corpus.values(), retriever, cache)
     qids = question_ids if question_ids is not None else list(pool.queries)
-    run = index.search({q: pool.queries[q] for q in qids}, k=depth, progress=True)
+    run = index.search({q: pool.queries[q] for q in qids}, k=depth, aggregate="max", progress=True)
     examples = []
     for qid in tqdm(qids, desc="distractors", disable=len(qids) < 200):
         answers = pool.answers[qid]
         own = set(pool.qrels.get(qid, {}))
         gold = pool.corpus[next(iter(own))]
         chosen = []
-        for unit_id, _ in run[qid]:
-            doc = pool.corpus[unit_id.split("#")[0]]
+        for doc_id, _ in run[qid]:
+            doc = pool.corpus[doc_id]
             if doc.doc_id in own or has_answer(doc.text, answers) or has_answer(doc.title, answers):
                 continue
             chosen.append((doc.title, doc.text))
@@ -48,5 +45,5 @@ def build_multidoc_examples(pool: Dataset, n_distractors: int = 29, retriever: s
             raise ConfigError(f"{qid}: only {len(chosen)} answer-free passages in the top {depth}; raise depth")
         examples.append(MultiDocExample(qid, pool.queries[qid], answers, (gold.title, gold.text), chosen,
                                         info={"distractor_retriever": index.spec, "pool": pool.name,
-                                              "pool_size": len(units)}))
+                                              "pool_size": len(index.units)}))
     return examples

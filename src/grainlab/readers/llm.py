@@ -7,9 +7,8 @@ de-quantised once into a cached Hugging Face folder, so later loads take seconds
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import shutil
-import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, content_key
+from grainlab.cache import ArtifactCache, atomic_write_dir, content_key
 from grainlab.errors import ConfigError
 from grainlab.models.resolve import ResolvedModel, resolve_model
 
@@ -50,16 +49,12 @@ def hf_folder(resolved: ResolvedModel) -> Path:
     tied = {"lm_head.weight"} if getattr(config, "tie_word_embeddings", False) else set()
     if set(missing) - tied or unexpected:
         raise ConfigError(f"{resolved.model_id}: GGUF conversion left weights missing {missing} / unexpected {unexpected}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".tmp-"))
-    try:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        tmp.rename(target)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not (target / "config.json").exists():
-            raise
+
+    def write(folder: Path) -> None:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+
+    atomic_write_dir(target, write)
     return target
 
 
@@ -149,19 +144,18 @@ class CausalLMReader:
                 out[i] = generation
         return [out[i] for i in range(len(prompts))]
 
+    @functools.cached_property
     def _newline_ids(self) -> list[int]:
         """Ids of every token whose text contains a newline (generation stops after one)."""
-        if not hasattr(self, "_newlines"):
-            vocab = range(len(self.tokenizer))
-            self._newlines = [i for i, text in zip(vocab, self.tokenizer.batch_decode([[i] for i in vocab])) if "\n" in text]
-        return self._newlines
+        vocab = range(len(self.tokenizer))
+        return [i for i, text in zip(vocab, self.tokenizer.batch_decode([[i] for i in vocab])) if "\n" in text]
 
     def _generate_batch(self, prompts: list[str]) -> list[Generation]:
         import torch
 
         texts = [self.format(p) for p in prompts]
         inputs = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        stops = [self.tokenizer.eos_token_id, *self._newline_ids()] if self.stop_at_newline else None
+        stops = [self.tokenizer.eos_token_id, *self._newline_ids] if self.stop_at_newline else None
         extra = {"eos_token_id": stops} if stops else {}
         tick = time.perf_counter()
         with torch.inference_mode():

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from grainlab.cache import ArtifactCache
+from grainlab.chunking.base import make_chunk
+from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.retrieval.aggregate import METHODS, UnitGroups, collapse_to_documents
 from grainlab.retrieval.base import Retriever, Run, top_k
@@ -15,7 +19,7 @@ from grainlab.retrieval.rerank import Reranker
 from grainlab.spec import parse_spec
 
 __all__ = ["BM25Retriever", "DenseRetriever", "Hit", "LateChunker", "LateChunkingRetriever", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
-           "Trace", "UnitGroups", "collapse_to_documents", "get_retriever", "rrf", "score_fusion", "top_k"]
+           "Trace", "UnitGroups", "collapse_to_documents", "get_retriever", "index_titled_documents", "rrf", "score_fusion", "top_k"]
 
 _FACTORIES = {"bm25": BM25Retriever, "dense": DenseRetriever, "late": LateChunkingRetriever}
 
@@ -29,3 +33,10 @@ def get_retriever(spec: str, cache: ArtifactCache | None = None) -> Retriever:
         return _FACTORIES[name](**params, cache=cache)
     except TypeError as exc:
         raise ConfigError(f"cannot build retriever {spec!r}: {exc}") from exc
+
+
+def index_titled_documents(documents: Iterable[Document], spec: str, cache: ArtifactCache | None = None) -> Retriever:
+    """A retriever over whole documents, each indexed as ``title + "\\n" + text`` (empty ones left
+    out); ``search(..., aggregate="max")`` returns document ids."""
+    units = [make_chunk(doc, 0, 0, len(doc.text), 0, context=doc.title) for doc in documents if doc.text.strip()]
+    return get_retriever(spec, cache=cache).index(units)

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import functools
-import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from grainlab.cache import ArtifactCache, content_key, hash_texts
+from grainlab.cache import ArtifactCache, atomic_write_dir, content_key, hash_texts
 from grainlab.chunking.base import Chunk
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
@@ -65,13 +62,10 @@ class BM25Retriever(Retriever):
         tokens = bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
                                 show_progress=False)
         self._model.index(tokens, show_progress=False)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = tempfile.mkdtemp(dir=folder.parent, prefix=".tmp-")
         try:
-            self._model.save(tmp)
-            os.replace(tmp, folder)
+            atomic_write_dir(folder, lambda tmp: self._model.save(str(tmp)))
         except OSError:
-            shutil.rmtree(tmp, ignore_errors=True)
+            pass  # an index that cannot be cached is still usable in memory
         return self
 
     def score(self, queries: list[str]) -> np.ndarray:
