@@ -10,12 +10,13 @@ LAYERS = {
     "settings": 1, "spec": 1, "anchors": 1,
     "cache": 2,
     "data": 3, "models": 3,
-    "chunking": 4, "readers": 4,
-    "retrieval": 5,
-    "evaluation": 6,
-    "experiments": 7,
-    "plots": 8, "reproduce": 8,
-    "cli": 9,
+    "readers": 4,
+    "chunking": 5,
+    "retrieval": 6,
+    "evaluation": 7,
+    "experiments": 8,
+    "plots": 9, "reproduce": 9,
+    "cli": 10,
 }
 ROOT = Path(grainlab.__file__).parent
 

@@ -47,3 +47,28 @@ LOST_IN_THE_MIDDLE_BASELINES = {"closed-book": 0.561, "oracle": 0.883}
 LOST_IN_THE_MIDDLE_KV_140 = pd.DataFrame(
     [{"setting": "140 keys", "position": p, "accuracy": a}
      for p, a in zip((1, 35, 70, 105, 140), (1.0, 0.936, 0.886, 0.804, 0.962))])
+
+# Dense X Retrieval (Chen et al., EMNLP 2024; arXiv 2312.06648), passage Recall@k in %.
+DENSE_X_SQUAD_R5 = pd.DataFrame([
+    {"retriever": r, "passage": p, "proposition": q, "source": "Chen et al., SQuAD column, R@5"}
+    for r, p, q in (("SimCSE", 29.5, 38.7), ("Contriever", 40.8, 50.7), ("DPR", 38.3, 41.4), ("GTR", 54.4, 63.3))
+])
+DENSE_X_AVERAGE = pd.DataFrame([
+    {"retriever": r, "unit": u, "R@5": r5, "R@20": r20, "source": "Chen et al., average over 5 sets"}
+    for r, rows in (("SimCSE", ((34.3, 49.1), (40.9, 56.8), (46.3, 61.7))),
+                    ("Contriever", ((43.0, 62.8), (47.3, 66.1), (52.7, 70.5))),
+                    ("DPR", ((57.3, 69.5), (59.2, 71.0), (59.9, 72.2))),
+                    ("GTR", ((65.2, 76.6), (66.7, 78.4), (68.0, 79.2))))
+    for u, (r5, r20) in zip(("passage", "sentence", "proposition"), rows)
+])
+DENSE_X_PROPOSITION_STATS = {"propositions_per_passage": 6.3, "words_per_proposition": 11.2}
+
+# LongRAG (Jiang et al. 2024), NQ answer recall in % (Table 1) and reader EM.
+LONGRAG_NQ_RECALL = pd.DataFrame(
+    [{"unit": "passages", "paper corpus size": "22M", "units retrieved": k, "paper AR": v}
+     for k, v in ((1, 52.24), (100, 89.92), (200, 91.30))]
+    + [{"unit": "documents", "paper corpus size": "3M", "units retrieved": k, "paper AR": v}
+       for k, v in ((1, 69.45), (5, 85.37), (10, 88.12))]
+    + [{"unit": "grouped documents", "paper corpus size": "600K", "units retrieved": k, "paper AR": v}
+       for k, v in ((1, 71.69), (4, 86.30), (8, 88.53))])
+LONGRAG_NQ_READER_EM = {"EM": 62.7, "reader": "GPT-4o", "units": "4 grouped units (~30K tokens)"}

@@ -15,6 +15,7 @@ from grainlab.settings import project_root
 
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
+    "dense_x": "02_dense_x",
     "late_chunking": "03_late_chunking",
     "longrag": "04_longrag",
     "lost_in_the_middle": "05_lost_in_the_middle",

@@ -29,3 +29,11 @@ def test_first_line_and_kv():
     assert first_line("  a b \n c") == "a b"
     assert kv_accuracy('"BB3BA2A5-7de8"', "bb3ba2a5-7de8") == 1.0
     assert kv_accuracy("bb3ba2a5", "bb3ba2a5-7de8") == 0.0
+
+
+def test_exact_match_is_equality_after_squad_normalisation():
+    from grainlab.evaluation.answers import exact_match
+
+    assert exact_match("The Denver Broncos.\nmore", ["Denver Broncos"]) == 1.0
+    assert exact_match("Denver Broncos won", ["Denver Broncos"]) == 0.0
+    assert exact_match("", ["x"]) == 0.0

@@ -37,3 +37,46 @@ def test_units_keep_text_and_gold(cache):
     assert len(grouped.corpus) < len(documents.corpus)
     (gold,) = grouped.qrels["q1"]
     assert "Berlin is the capital of Germany." in grouped.corpus[gold].text
+
+
+class EchoReader:
+    """A stand-in reader: the long answer repeats a fixed text; the extraction step answers 'Berlin'."""
+
+    response_prefix = ""
+
+    def __init__(self, long_text):
+        self.long_text, self.prompts = long_text, []
+
+    def generate(self, prompts, progress=True):
+        from grainlab.readers import Generation
+
+        self.prompts += prompts
+        return [Generation("Berlin" if p.startswith("As an AI assistant") else self.long_text, len(p), 3, 0.1)
+                for p in prompts]
+
+
+def test_reader_context_keeps_rank_order_and_the_budget():
+    from grainlab.experiments.longrag import reader_context
+    from grainlab.models.tokenizers import get_tokenizer
+
+    pool = sources()
+    picked = reader_context(pool, [("nq:p3", 2.0), ("nq:p1", 1.0), ("nq:p2", 0.5)], budget_tokens=20)
+    assert [t for t, _ in picked] == ["Berlin", "Paris"]  # p1 crosses the budget: cut, nothing after it
+    assert picked[0][1] == "Berlin is the capital of Germany."
+    assert sum(get_tokenizer("cl100k_base").count(text) for _, text in picked) <= 20
+
+
+def test_long_answers_are_shortened_by_the_extraction_step():
+    from grainlab.experiments.longrag import long_reader_runs
+
+    pool = sources()
+    run = {"q1": [("nq:p3", 1.0)]}
+    reader = EchoReader("The capital of Germany is the city of Berlin.")
+    rows = long_reader_runs({"passages": (pool, run)}, reader, ["q1"], budget_tokens=100)
+    assert list(rows["setting"]) == ["passages", "closed-book"]
+    assert rows["extracted"].all() and (rows["short_answer"] == "Berlin").all() and rows["em"].eq(1.0).all()
+    assert rows["answer_in_long"].eq(1.0).all()
+    assert list(rows["context_has_answer"]) == [1.0, 0.0]
+    assert "Title: Berlin\nText: Berlin is the capital of Germany." in reader.prompts[0]
+    short = long_reader_runs({"passages": (pool, run)}, EchoReader("Bonn"), ["q1"], budget_tokens=100)
+    assert not short["extracted"].any() and short["em"].eq(0.0).all()  # short answers are kept as they are

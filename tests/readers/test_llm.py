@@ -63,3 +63,14 @@ def test_unknown_model_names_what_to_do(monkeypatch):
     resolve.resolve_model.cache_clear()
     with pytest.raises(ModelNotAvailable, match="Go online once"):
         CausalLMReader("nobody/no-such-llm")
+
+
+def test_a_conversation_and_a_response_prefix_are_formatted(reader):
+    turns = [{"role": "user", "content": "one"}, {"role": "assistant", "content": "two"},
+             {"role": "user", "content": "three"}]
+    text = reader.format(turns)
+    assert text.index("one") < text.index("two") < text.index("three") and text.endswith("assistant\n")
+    prefixed = CausalLMReader.__new__(CausalLMReader)
+    prefixed.__dict__.update({**reader.__dict__, "response_prefix": '["'})
+    assert prefixed.format(turns) == text + '["' and "response_prefix" in prefixed.identity
+    assert "response_prefix" not in reader.identity and "stop_chars" not in reader.identity

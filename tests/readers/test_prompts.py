@@ -48,3 +48,16 @@ def test_kv_prompt():
             kv_prompt(bad, "test key1")
     with pytest.raises(ConfigError, match="not among"):
         kv_prompt(data, "missing")
+
+
+def test_longrag_prompts():
+    from grainlab.readers import longrag_prompt, short_answer_prompt
+
+    prompt = longrag_prompt("who wrote hamlet", [("Hamlet", "A play by Shakespeare."), ("Globe", "A theatre.")])
+    assert prompt.startswith("Go through the following context and then extract the answer")
+    assert "ordered by title: Hamlet, Globe." in prompt
+    assert "The context is: Title: Hamlet\nText: A play by Shakespeare.\n\nTitle: Globe\nText: A theatre.." in prompt
+    assert "answer the question: who wrote hamlet.Answer the question directly." in prompt
+    short = short_answer_prompt("who wrote hamlet", "It was written by William Shakespeare.")
+    assert short.startswith("As an AI assistant") and short.count("Short Answer: ") == 5
+    assert short.endswith("Question: who wrote hamlet\nLong Answer: It was written by William Shakespeare.\nShort Answer: ")

@@ -10,6 +10,7 @@ from grainlab.chunking.base import (
 )
 from grainlab.chunking.fixed import FixedTokenChunker, WholeDocument
 from grainlab.chunking.passages import PassageChunker
+from grainlab.chunking.propositions import PropositionChunker, decomposition_report
 from grainlab.chunking.recursive import RecursiveChunker
 from grainlab.chunking.semantic import (
            BreakpointChunker,
@@ -20,7 +21,8 @@ from grainlab.chunking.semantic import (
 from grainlab.chunking.sentences import SentenceChunker, sentence_spans
 from grainlab.chunking.structure import ParentChildChunker, StructureChunker, parse_sections
 
-__all__ = ["BreakpointChunker", "Chunk", "Chunker", "FixedTokenChunker", "MaxMinChunker", "ParentChildChunker", "PassageChunker", "RecursiveChunker",
+__all__ = ["BreakpointChunker", "Chunk", "Chunker", "FixedTokenChunker", "MaxMinChunker", "ParentChildChunker", "PassageChunker", "PropositionChunker",
+           "RecursiveChunker",
            "SentenceChunker", "StructureChunker", "parse_sections",
            "WholeDocument", "available_chunkers", "chunk_id", "get_chunker", "register", "sentence_spans",
-           "breakpoint_groups", "maxmin_groups"]
+           "breakpoint_groups", "decomposition_report", "maxmin_groups"]

@@ -32,19 +32,24 @@ class Chunk:
     token_start: int | None = None
     token_end: int | None = None
     context: str = ""
+    rewrite: str = ""
     metadata: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def index_text(self) -> str:
         """What retrievers index: the chunk's ``context`` (e.g. its heading path, a table's
-        header row) on a line before its text. ``n_tokens`` counts this text."""
-        return f"{self.context}\n{self.text}" if self.context else self.text
+        header row) on a line before its text — or before its ``rewrite``, when a model rewrote
+        the span (a Dense X proposition stands for the sentence it came from; ``text`` stays the
+        exact source span). ``n_tokens`` counts this text."""
+        body = self.rewrite or self.text
+        return f"{self.context}\n{body}" if self.context else body
 
     def to_record(self) -> dict[str, Any]:
         """The JSON line written by ``grainlab chunk``."""
         return {"id": self.chunk_id, "doc_id": self.doc_id, "start": self.start, "end": self.end,
                 "text": self.text, "n_tokens": self.n_tokens, "parent_id": self.parent_id,
-                **({"context": self.context} if self.context else {})}
+                **({"context": self.context} if self.context else {}),
+                **({"rewrite": self.rewrite} if self.rewrite else {})}
 
 
 def chunk_id(doc_id: str, position: int) -> str:

@@ -60,3 +60,9 @@ def best_subspan_em(prediction: str, answers: Iterable[str]) -> float:
 def kv_accuracy(prediction: str, value: str) -> float:
     """Key–value retrieval: 1.0 if the value occurs in the prediction (case-insensitive), as the paper scores it."""
     return float(value.lower() in prediction.lower())
+
+
+def exact_match(prediction: str, answers: Iterable[str]) -> float:
+    """SQuAD exact match: 1.0 if the normalised first line of the prediction equals a normalised gold answer."""
+    normalized = squad_normalize(first_line(prediction))
+    return float(any(squad_normalize(answer) == normalized for answer in answers))

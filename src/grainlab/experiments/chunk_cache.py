@@ -10,7 +10,7 @@ from grainlab.experiments.identity import model_revisions
 
 def chunk_corpus(dataset: Dataset, chunker: Chunker, cache: ArtifactCache | None = None,
                  fingerprint: str | None = None) -> list[Chunk]:
-    """All chunks of ``dataset``'s corpus; offsets and contexts are cached, texts re-cut from the documents."""
+    """All chunks of ``dataset``'s corpus; offsets, contexts and rewrites are cached, texts re-cut from the documents."""
     cache = cache or ArtifactCache()
     key = content_key(kind="chunks", dataset=fingerprint or dataset.fingerprint(), chunker=chunker.spec,
                       version=f"{type(chunker).__name__}-{chunker.version}", layout=2, models=model_revisions(chunker.spec))
@@ -18,12 +18,14 @@ def chunk_corpus(dataset: Dataset, chunker: Chunker, cache: ArtifactCache | None
     if rows is None:
         chunks = chunker.chunk_many(dataset.corpus.values())
         cache.save_json("chunks", key, [[c.doc_id, c.position, c.start, c.end, c.n_tokens, c.parent_id,
-                                         c.token_start, c.token_end, c.context] for c in chunks])
+                                         c.token_start, c.token_end, c.context, c.rewrite] for c in chunks])
         return chunks
     out = []
-    for doc_id, position, start, end, n_tokens, parent_id, token_start, token_end, context in rows:
+    for row in rows:  # rows written before ``rewrite`` existed have 9 fields
+        doc_id, position, start, end, n_tokens, parent_id, token_start, token_end, context, rewrite = [*row, ""][:10]
         out.append(Chunk(chunk_id=chunk_id(doc_id, position), doc_id=doc_id,
                          text=dataset.corpus[doc_id].text[start:end], start=start, end=end,
                          n_tokens=n_tokens, position=position, parent_id=parent_id,
-                         token_start=token_start, token_end=token_end, context=context))
+                         token_start=token_start, token_end=token_end, context=context,
+                         rewrite=rewrite))
     return out

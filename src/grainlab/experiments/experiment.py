@@ -79,6 +79,14 @@ def chunk_and_index(dataset: Dataset, chunker: Chunker, retriever_spec: str, cac
     return units, retriever, timings
 
 
+def rank(dataset: Dataset, system: System, k: int, cache: ArtifactCache | None = None
+         ) -> tuple[dict[str, list[tuple[str, float]]], list[Chunk]]:
+    """The top-``k`` run of one system (unit ids, or document ids when it aggregates) and its units."""
+    units, retriever, _ = chunk_and_index(dataset, get_chunker(system.chunker), system.retriever,
+                                          cache or ArtifactCache(), dataset.fingerprint())
+    return retriever.search(dataset.queries, k=k, aggregate=system.aggregate), units
+
+
 def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer_ks: Sequence[int],
                depth: int, cache: ArtifactCache, fingerprint: str) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Chunk, index, search and score one system; per-query rows plus timings and sizes."""

@@ -12,13 +12,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import pandas as pd
 from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache
 from grainlab.chunking.base import get_chunker
 from grainlab.chunking.grouping import group_documents, symmetric
 from grainlab.data.types import Dataset, Document
-from grainlab.models.tokenizers import get_tokenizer
+from grainlab.evaluation.answers import best_subspan_em, exact_match, first_line, has_answer
+from grainlab.models.tokenizers import first_tokens, get_tokenizer
+from grainlab.readers.llm import CausalLMReader
+from grainlab.readers.prompts import closedbook_prompt, longrag_prompt, short_answer_prompt
 from grainlab.retrieval import index_titled_documents
 
 SEPARATOR = "\n\n"
@@ -97,3 +101,53 @@ def grouped_corpus(documents: Dataset, neighbours: dict[str, list[str]], max_tok
     return Dataset(f"{documents.name.removesuffix('_documents')}_grouped", corpus, documents.queries, qrels,
                    documents.answers, info={**documents.info, "unit": f"grouped documents (≤{max_tokens} tokens)",
                                             "groups": {f"group-{i}": g for i, g in enumerate(groups)}})
+
+
+def reader_context(units: Dataset, ranking: Sequence[tuple[str, float]], budget_tokens: int) -> list[tuple[str, str]]:
+    """``(title, text)`` of the top-ranked units, in rank order, within ``budget_tokens`` cl100k
+    tokens (the unit that crosses the budget is cut; nothing after it is read)."""
+    tok = get_tokenizer(GROUP_TOKENIZER)
+    left, picked = budget_tokens, []
+    for unit_id, _ in ranking:
+        doc = units.corpus[unit_id]
+        text, used = first_tokens(tok, doc.text, left)
+        picked.append((doc.title, text))
+        left -= used
+        if left <= 0:
+            break
+    return picked
+
+
+def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[tuple[str, float]]]]],
+                     reader: CausalLMReader, question_ids: Sequence[str], budget_tokens: int,
+                     extract_over_words: int = 5, closed_book: bool = True) -> pd.DataFrame:
+    """LongRAG's reader on each setting's top units within the budget: a long answer, then — when it
+    has more than ``extract_over_words`` words — the extraction step for a short answer. One row
+    per question × setting: EM of the short answer, answer-in-long-answer, answer-in-context."""
+    any_units = next(iter(units_by_setting.values()))[0]
+    jobs, prompts = [], []
+    for qid in question_ids:
+        question, answers = any_units.queries[qid], any_units.answers[qid]
+        for setting, (units, run) in units_by_setting.items():
+            documents = reader_context(units, run[qid], budget_tokens)
+            jobs.append({"qid": qid, "setting": setting, "answers": answers,
+                         "context_has_answer": float(has_answer(" ".join(t for _, t in documents), answers))})
+            prompts.append(longrag_prompt(question, documents))
+        if closed_book:
+            jobs.append({"qid": qid, "setting": "closed-book", "answers": answers, "context_has_answer": 0.0})
+            prompts.append(closedbook_prompt(question))
+    long = reader.generate(prompts)
+    needs = [i for i, g in enumerate(long) if len(first_line(g.text).split()) > extract_over_words]
+    extracted = dict(zip(needs, reader.generate([short_answer_prompt(any_units.queries[jobs[i]["qid"]],
+                                                                     first_line(long[i].text)) for i in needs])))
+    rows = []
+    for i, (job, generation) in enumerate(zip(jobs, long)):
+        short = first_line(extracted[i].text) if i in extracted else first_line(generation.text)
+        rows.append({"qid": job["qid"], "setting": job["setting"], "long_answer": generation.text,
+                     "short_answer": short, "extracted": i in extracted,
+                     "em": exact_match(short, job["answers"]),
+                     "answer_in_long": best_subspan_em(generation.text, job["answers"]),
+                     "context_has_answer": job["context_has_answer"], "prompt_tokens": generation.prompt_tokens,
+                     "seconds": generation.seconds + (extracted[i].seconds if i in extracted else 0.0),
+                     "answers": "|".join(job["answers"])})
+    return pd.DataFrame(rows)

@@ -81,3 +81,12 @@ def get_tokenizer(name: str) -> TextTokenizer:
     if "/" not in name:
         return TiktokenTokenizer(name)
     return HFTokenizer(name)
+
+
+def first_tokens(tokenizer: TextTokenizer, text: str, n: int) -> tuple[str, int]:
+    """The prefix of ``text`` holding its first ``n`` tokens (cut at a token boundary), and how many
+    tokens that prefix has."""
+    starts = tokenizer.token_starts(text)
+    if len(starts) <= n:
+        return text, len(starts)
+    return text[:starts[n]], n

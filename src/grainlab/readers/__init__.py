@@ -1,11 +1,15 @@
 """LLM readers: prompts from the papers and a cached causal-LM generator named by HF id."""
 
-from grainlab.readers.llm import CausalLMReader, Generation
+from grainlab.readers.llm import CausalLMReader, Generation, shared_reader
 from grainlab.readers.prompts import (
     QA_INSTRUCTION,
     closedbook_prompt,
     kv_prompt,
+    longrag_prompt,
     qa_prompt,
+    short_answer_prompt,
 )
+from grainlab.readers.propositions import ParsedPropositions, parse_propositions, proposition_prompt, propositionize
 
-__all__ = ["CausalLMReader", "Generation", "QA_INSTRUCTION", "closedbook_prompt", "kv_prompt", "qa_prompt"]
+__all__ = ["CausalLMReader", "Generation", "ParsedPropositions", "QA_INSTRUCTION", "closedbook_prompt", "kv_prompt", "longrag_prompt",
+           "parse_propositions", "proposition_prompt", "propositionize", "qa_prompt", "shared_reader", "short_answer_prompt"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +58,9 @@ def hf_folder(resolved: ResolvedModel) -> Path:
     return target
 
 
+Prompt = str | Sequence[Mapping[str, str]]  # one user turn, or a conversation ending with one
+
+
 @dataclass(frozen=True)
 class Generation:
     """One reader output; ``seconds`` is the prompt's share of its batch's time."""
@@ -71,11 +74,13 @@ class Generation:
 
 class CausalLMReader:
     """``generate(prompts)`` → answers, greedy, at most ``max_new_tokens`` (stopping at the first
-    newline when ``stop_at_newline``: the paper's metric reads only the first line anyway)."""
+    newline when ``stop_at_newline``: the paper's metric reads only the first line anyway — or at a
+    token holding one of ``stop_chars``, e.g. ``"]"`` to end a JSON list)."""
 
     def __init__(self, model_id: str = "HuggingFaceTB/SmolLM2-135M-Instruct", max_new_tokens: int = 100,
                  batch_size: int = 4, device: str | None = None, chat_template: bool | None = None,
-                 stop_at_newline: bool = True, cache: ArtifactCache | None = None) -> None:
+                 stop_at_newline: bool = True, stop_chars: str = "", response_prefix: str = "",
+                 cache: ArtifactCache | None = None) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -94,6 +99,7 @@ class CausalLMReader:
         if self.chat_template and not has_template:
             raise ConfigError(f"{model_id} has no chat template; pass chat_template=False")
         self.max_new_tokens, self.batch_size, self.stop_at_newline = max_new_tokens, batch_size, stop_at_newline
+        self.stop_chars, self.response_prefix = stop_chars, response_prefix
         self.context_window = int(getattr(self.model.config, "max_position_embeddings", 0) or 0)
         self._cache = cache or ArtifactCache()
 
@@ -101,19 +107,30 @@ class CausalLMReader:
     def identity(self) -> dict[str, object]:
         return {"model_id": self.model_id, "revision": self.resolved.revision, "chat_template": self.chat_template,
                 "max_new_tokens": self.max_new_tokens, "greedy": True, "stop_at_newline": self.stop_at_newline,
-                "dtype": str(self.model.dtype), "code": READER_CODE_VERSION}
+                "dtype": str(self.model.dtype), "code": READER_CODE_VERSION,
+                **({"stop_chars": self.stop_chars} if self.stop_chars else {}),
+                **({"response_prefix": self.response_prefix} if self.response_prefix else {})}
 
-    def format(self, prompt: str) -> str:
-        """The text the model reads: the prompt as a user turn when the chat template is used."""
-        if not self.chat_template:
-            return prompt
-        return self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
-                                                  add_generation_prompt=True)
+    def format(self, prompt: Prompt) -> str:
+        """The text the model reads: the prompt as a user turn (or a conversation of
+        ``{"role", "content"}`` turns) when the chat template is used, then
+        ``response_prefix`` (the start of the answer the model continues, e.g. ``["`` for a JSON list;
+        generations are returned without it)."""
+        if not isinstance(prompt, str):  # a conversation: earlier turns carry few-shot examples
+            if not self.chat_template:
+                raise ConfigError(f"{self.model_id}: a multi-turn prompt needs a chat template")
+            messages = [dict(m) for m in prompt]
+        elif not self.chat_template:
+            return prompt + self.response_prefix
+        else:
+            messages = [{"role": "user", "content": prompt}]
+        return self.tokenizer.apply_chat_template(messages, tokenize=False,
+                                                  add_generation_prompt=True) + self.response_prefix
 
-    def count_tokens(self, prompt: str) -> int:
+    def count_tokens(self, prompt: Prompt) -> int:
         return len(self.tokenizer(self.format(prompt), add_special_tokens=False)["input_ids"])
 
-    def check_fits(self, prompt: str) -> int:
+    def check_fits(self, prompt: Prompt) -> int:
         """Tokens of ``prompt``; a clear error when it and the answer exceed the model's window."""
         n = self.count_tokens(prompt)
         if self.context_window and n + self.max_new_tokens > self.context_window:
@@ -121,10 +138,10 @@ class CausalLMReader:
                               f"(+{self.max_new_tokens} to generate): use fewer documents or a longer-context model")
         return n
 
-    def _key(self, prompt: str) -> str:
+    def _key(self, prompt: Prompt) -> str:
         return content_key(kind="generation", reader=self.identity, prompt=prompt)
 
-    def generate(self, prompts: Sequence[str], progress: bool = True) -> list[Generation]:
+    def generate(self, prompts: Sequence[Prompt], progress: bool = True) -> list[Generation]:
         """One generation per prompt, from the cache where possible; each batch is saved when done."""
         out: dict[int, Generation] = {}
         todo = []
@@ -145,17 +162,22 @@ class CausalLMReader:
         return [out[i] for i in range(len(prompts))]
 
     @functools.cached_property
-    def _newline_ids(self) -> list[int]:
-        """Ids of every token whose text contains a newline (generation stops after one)."""
+    def _stop_ids(self) -> list[int]:
+        """Ids of every token whose text contains a newline (with ``stop_at_newline``) or one of
+        ``stop_chars``: generation stops after one."""
+        chars = ("\n" if self.stop_at_newline else "") + self.stop_chars
+        if not chars:
+            return []
         vocab = range(len(self.tokenizer))
-        return [i for i, text in zip(vocab, self.tokenizer.batch_decode([[i] for i in vocab])) if "\n" in text]
+        return [i for i, text in zip(vocab, self.tokenizer.batch_decode([[i] for i in vocab]))
+                if any(c in text for c in chars)]
 
-    def _generate_batch(self, prompts: list[str]) -> list[Generation]:
+    def _generate_batch(self, prompts: list[Prompt]) -> list[Generation]:
         import torch
 
         texts = [self.format(p) for p in prompts]
         inputs = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        stops = [self.tokenizer.eos_token_id, *self._newline_ids] if self.stop_at_newline else None
+        stops = [self.tokenizer.eos_token_id, *self._stop_ids] if self._stop_ids else None
         extra = {"eos_token_id": stops} if stops else {}
         tick = time.perf_counter()
         with torch.inference_mode():
@@ -171,3 +193,11 @@ class CausalLMReader:
                                       prompt_tokens=int(inputs["attention_mask"][row].sum()), new_tokens=len(ids),
                                       seconds=seconds))
         return results
+
+
+@functools.lru_cache(maxsize=4)
+def shared_reader(model_id: str, max_new_tokens: int, batch_size: int = 4, stop_at_newline: bool = True,
+                  stop_chars: str = "", response_prefix: str = "") -> CausalLMReader:
+    """One loaded reader per configuration, shared by the chunkers and studies that ask for it."""
+    return CausalLMReader(model_id, max_new_tokens=max_new_tokens, batch_size=batch_size,
+                          stop_at_newline=stop_at_newline, stop_chars=stop_chars, response_prefix=response_prefix)

@@ -60,3 +60,45 @@ def kv_prompt(records: Sequence[tuple[str, str]], key: str, query_aware: bool = 
     query = f'Key: "{key}"'
     before = f"{query}\n\n" if query_aware else ""
     return f"{KV_INSTRUCTION}\n\n{before}JSON data:\n" + "\n".join(lines) + f"\n\n{query}\nCorresponding value:"
+
+
+# LongRAG (Jiang et al. 2024): the NQ reader prompt of the official code, and its second step that
+# derives a short answer from a long one. The demonstrations of the short-answer step are ours
+# (the paper's come from NQ train); the instruction is the paper's.
+LONGRAG_SHORT_ANSWER_INSTRUCTION = (
+    "As an AI assistant, you have been provided with a question and its long answer. Your task is to derive a "
+    "very concise short answer, extracting a substring from the given long answer. Short answer is typically an "
+    "entity without any other redundant words.It's important to ensure that the output short answer remains as "
+    "simple as possible.")
+SHORT_ANSWER_DEMOS = (
+    ("who sang the theme song for the tv show friends",
+     "The theme song of Friends, \"I'll Be There for You\", was performed by The Rembrandts.", "The Rembrandts"),
+    ("when did the first world war end", "The First World War ended with the armistice of 11 November 1918.",
+     "11 November 1918"),
+    ("how many players does a basketball team have on the court",
+     "Each basketball team has five players on the court at a time.", "five"),
+    ("what is the capital city of australia", "Canberra is the capital of Australia, not Sydney.", "Canberra"),
+)
+
+
+def longrag_prompt(question: str, documents: Sequence[tuple[str, str]]) -> str:
+    """The LongRAG NQ reader prompt over ``(title, text)`` documents (titles listed, then the
+    documents as title and text fields)."""
+    if not question:
+        raise ConfigError("a LongRAG prompt needs a question")
+    titles = ", ".join(title for title, _ in documents)
+    context = "\n\n".join(f"Title: {title}\nText: {text}" for title, text in documents)
+    return ("Go through the following context and then extract the answer of the question from the context. "
+            f"The context is a list of Wikipedia documents, ordered by title: {titles}. "
+            "Each Wikipedia document contains a title field and a text field. "
+            f"The context is: {context}. "
+            f"Find the useful documents from the context, then extract the answer to answer the question: {question}."
+            "Answer the question directly. Your response should be very concise. ")
+
+
+def short_answer_prompt(question: str, long_answer: str) -> str:
+    """LongRAG's extraction step: instruction, demonstrations, then the question and long answer."""
+    demos = "".join(f"Question: {q}\nLong Answer: {long}\nShort Answer: {short}\n\n"
+                    for q, long, short in SHORT_ANSWER_DEMOS)
+    return (f"{LONGRAG_SHORT_ANSWER_INSTRUCTION}\n\nHere are some examples: {demos}"
+            f"Question: {question}\nLong Answer: {long_answer}\nShort Answer: ")

@@ -1,0 +1,86 @@
+"""Dense X retrieval (Chen et al.): passage, sentence and proposition units over one passage corpus.
+
+Retrieval is scored at the passage level as in the paper: a sentence or proposition ranks its
+source passage by the best of the passage's units (``aggregate="max"``), and answer recall reads
+the top-k unique passages. Downstream, EM@l gives the reader the first ``l`` tokens of the
+retrieved *units* (propositions, sentences or passages, in rank order) — the paper's setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from grainlab.cache import ArtifactCache
+from grainlab.chunking.base import Chunk
+from grainlab.data.types import Dataset
+from grainlab.evaluation.answers import best_subspan_em, exact_match
+from grainlab.experiments.experiment import rank
+from grainlab.experiments.systems import System
+from grainlab.models.tokenizers import first_tokens, get_tokenizer
+from grainlab.readers.llm import CausalLMReader
+from grainlab.readers.prompts import closedbook_prompt, qa_prompt
+
+UNIT_CHUNKERS = {"passage": "none", "sentence": "sentences(n=1)"}
+BUDGET_TOKENIZER = "cl100k_base"
+
+
+def article_subset(dataset: Dataset, n_articles: int) -> Dataset:
+    """The first ``n_articles`` articles of a SQuAD-style dataset and the questions about them."""
+    article_of = dataset.info["article_of"]
+    keep = {d for d, a in article_of.items() if a < n_articles}
+    questions = [q for q, judged in dataset.qrels.items() if set(judged) & keep]
+    return dataset.subset(questions, [d for d in dataset.corpus if d in keep])
+
+
+def unit_systems(retriever: str, label: str, proposition_chunker: str) -> dict[str, System]:
+    """Passage-level systems for each unit type: passages as they are, sentences and
+    propositions ranking their passage by their best unit."""
+    return {"passage": System(retriever, "none", None, label=f"{label} · passage"),
+            "sentence": System(retriever, UNIT_CHUNKERS["sentence"], "max", label=f"{label} · sentence"),
+            "proposition": System(retriever, proposition_chunker, "max", label=f"{label} · proposition")}
+
+
+def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cache: ArtifactCache | None = None,
+                       depth: int = 50) -> dict[str, list[tuple[str, str]]]:
+    """Per question, ``(title, text)`` of the top-ranked *units* (not passages) up to the first
+    ``budget_tokens`` cl100k tokens; the last unit is cut at the budget."""
+    run, units = rank(dataset, System(system.retriever, system.chunker, None), depth, cache)
+    by_id: dict[str, Chunk] = {u.chunk_id: u for u in units}
+    tok = get_tokenizer(BUDGET_TOKENIZER)
+    contexts = {}
+    for qid, ranking in run.items():
+        left, picked = budget_tokens, []
+        for uid, _ in ranking:
+            unit = by_id[uid]
+            text, used = first_tokens(tok, unit.rewrite or unit.text, left)
+            picked.append((dataset.corpus[unit.doc_id].title, text))
+            left -= used
+            if left <= 0:
+                break
+        contexts[qid] = picked
+    return contexts
+
+
+def reader_runs(dataset: Dataset, reader: CausalLMReader, contexts: Mapping[str, Mapping[str, list[tuple[str, str]]]],
+                question_ids: Sequence[str], closed_book: bool = True) -> pd.DataFrame:
+    """One row per question × setting: the reader's answer, exact match and answer-in-prediction
+    (``best_subspan_em``). ``contexts`` maps a setting name to each question's documents."""
+    jobs, prompts = [], []
+    for qid in question_ids:
+        question, answers = dataset.queries[qid], dataset.answers[qid]
+        for setting, by_question in contexts.items():
+            jobs.append((qid, setting, answers))
+            prompts.append(qa_prompt(question, by_question[qid]))
+        if closed_book:
+            jobs.append((qid, "closed-book", answers))
+            prompts.append(closedbook_prompt(question))
+    rows = []
+    for (qid, setting, answers), generation in zip(jobs, reader.generate(prompts)):
+        rows.append({"qid": qid, "setting": setting, "prediction": generation.text,
+                     "em": exact_match(generation.text, answers),
+                     "answer_in_prediction": best_subspan_em(generation.text, answers),
+                     "prompt_tokens": generation.prompt_tokens, "seconds": generation.seconds,
+                     "answers": "|".join(answers)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,130 @@
+"""Dense X propositionizer (Chen et al., arXiv 2312.06648): passage → list of propositions.
+
+The paper's model is ``chentong00/propositionizer-wiki-flan-t5-large`` (a seq2seq model reading
+``Title: … Section: … Content: …`` and writing a JSON list of strings). It is not installable
+offline, so any instruct causal LM can stand in: it is prompted with the paper's decomposition
+instructions and its one-shot example (the GPT-4 prompt the paper used to build its training
+data) as a first chat exchange, its answer is started with ``["``, and its output is parsed
+robustly (exact repeats removed and counted):
+
+- ``json``     the text holds a valid JSON list of strings;
+- ``repaired`` no valid list, but quoted strings could be recovered (e.g. generation stopped
+  before the closing bracket);
+- ``failed``   nothing usable: the caller falls back to the passage's sentences and counts it.
+
+Every generation is cached by the reader (prompt + model identity).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from grainlab.readers.llm import CausalLMReader, Generation
+
+PROPOSITIONIZER_MODEL = "chentong00/propositionizer-wiki-flan-t5-large"
+
+INSTRUCTIONS = """Decompose the "Content" into clear and simple propositions, ensuring they are interpretable out of context.
+1. Split compound sentence into simple sentences. Maintain the original phrasing from the input whenever possible.
+2. For any named entity that is accompanied by additional descriptive information, separate this information into its own distinct proposition.
+3. Decontextualize the proposition by adding necessary modifier to nouns or entire sentences and replacing pronouns (e.g., "it", "he", "she", "they", "this", "that") with the full name of the entities they refer to.
+4. Present the results as a list of strings, formatted in JSON."""
+
+EXAMPLE_INPUT = (
+    "Title: Ēostre. Section: Theories and interpretations, Connection to Easter Hares. Content: The earliest "
+    "evidence for the Easter Hare (Osterhase) was recorded in south-west Germany in 1678 by the professor of "
+    "medicine Georg Franck von Franckenau, but it remained unknown in other parts of Germany until the 18th "
+    "century. Scholar Richard Sermon writes that \"hares were frequently seen in gardens in spring, and thus may "
+    "have served as a convenient explanation for the origin of the colored eggs hidden there for children. "
+    "Alternatively, there is a European tradition that hares laid eggs, since a hare's scratch or form and a "
+    "lapwing's nest look very similar, and both occur on grassland and are first seen in the spring. In the "
+    "nineteenth century the influence of Easter cards, toys, and books was to make the Easter Hare/Rabbit "
+    "popular throughout Europe. German immigrants then exported the custom to Britain and America where it "
+    "evolved into the Easter Bunny.")
+EXAMPLE_OUTPUT = [
+    "The earliest evidence for the Easter Hare was recorded in south-west Germany in 1678 by Georg Franck von "
+    "Franckenau.",
+    "Georg Franck von Franckenau was a professor of medicine.",
+    "The evidence for the Easter Hare remained unknown in other parts of Germany until the 18th century.",
+    "Richard Sermon was a scholar.",
+    "Richard Sermon writes a hypothesis about the possible explanation for the connection between hares and the "
+    "tradition during Easter",
+    "Hares were frequently seen in gardens in spring.",
+    "Hares may have served as a convenient explanation for the origin of the colored eggs hidden in gardens for "
+    "children.",
+    "There is a European tradition that hares laid eggs.",
+    "A hare's scratch or form and a lapwing's nest look very similar.",
+    "Both hares and lapwing's nests occur on grassland and are first seen in the spring.",
+    "In the nineteenth century the influence of Easter cards, toys, and books was to make the Easter Hare/Rabbit "
+    "popular throughout Europe.",
+    "German immigrants exported the custom of the Easter Hare/Rabbit to Britain and America.",
+    "The custom of the Easter Hare/Rabbit evolved into the Easter Bunny in Britain and America.",
+]
+QUOTED = re.compile(r'"((?:[^"\\]|\\.)+)"')
+
+
+def propositionizer_input(title: str, content: str, section: str = "") -> str:
+    """The paper's input format: ``Title: t. Section: s. Content: c`` (no section part when empty)."""
+    section_part = f" Section: {section}." if section else ""
+    return f"Title: {title}.{section_part} Content: {content}"
+
+
+def proposition_prompt(title: str, content: str, section: str = "") -> list[dict[str, str]]:
+    """The paper's instructions and one-shot example as a first exchange, then the passage to
+    decompose (a chat model given the example inside one turn tends to copy it back)."""
+    return [{"role": "user", "content": f"{INSTRUCTIONS}\n\nInput: {EXAMPLE_INPUT}\nOutput:"},
+            {"role": "assistant", "content": json.dumps(EXAMPLE_OUTPUT, ensure_ascii=False)},
+            {"role": "user", "content": f"Input: {propositionizer_input(title, content, section)}\nOutput:"}]
+
+
+@dataclass(frozen=True)
+class ParsedPropositions:
+    """Propositions recovered from one generation, how (``json``/``repaired``/``failed``), and how
+    many exact repeats were removed (small models loop)."""
+
+    propositions: tuple[str, ...]
+    status: str
+    repeats: int = 0
+
+
+def _clean(items: Sequence[object]) -> tuple[str, ...]:
+    return tuple(s for s in (" ".join(str(i).split()) for i in items if isinstance(i, (str, int, float))) if s)
+
+
+def _unique(items: tuple[str, ...], status: str) -> ParsedPropositions:
+    unique = tuple(dict.fromkeys(items))
+    return ParsedPropositions(unique, status, len(items) - len(unique))
+
+
+def parse_propositions(text: str) -> ParsedPropositions:
+    """The JSON list in a generation; quoted strings when the list is broken; else ``failed``."""
+    start = text.find("[")
+    if start >= 0:
+        end = text.find("]", start)
+        candidate = text[start:end + 1] if end >= 0 else text[start:]
+        try:
+            value = json.loads(candidate)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, list) and all(isinstance(v, str) for v in value) and _clean(value):
+            return _unique(_clean(value), "json")
+    strings = []
+    for match in QUOTED.finditer(text[max(start, 0):]):
+        try:
+            strings.append(json.loads(f'"{match.group(1)}"'))
+        except json.JSONDecodeError:
+            strings.append(match.group(1))
+    cleaned = tuple(s for s in _clean(strings) if len(s.split()) >= 2)
+    return _unique(cleaned, "repaired") if cleaned else ParsedPropositions((), "failed")
+
+
+def propositionize(reader: CausalLMReader, passages: Sequence[tuple[str, str]],
+                   progress: bool = True) -> list[tuple[ParsedPropositions, str, Generation]]:
+    """``(title, text)`` passages → (parsed propositions, raw output, generation) each, in order.
+    The reader's ``response_prefix`` (``["`` starts the JSON list) is part of the raw output."""
+    prompts = [proposition_prompt(title, text) for title, text in passages]
+    generations = reader.generate(prompts, progress=progress)
+    return [(parse_propositions(reader.response_prefix + g.text), reader.response_prefix + g.text, g)
+            for g in generations]

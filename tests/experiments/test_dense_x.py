@@ -1,0 +1,49 @@
+"""Dense X study pieces: article subsets, unit contexts within a token budget, the reader table."""
+
+from grainlab.data import Dataset, Document
+from grainlab.experiments.dense_x import article_subset, reader_runs, retrieved_contexts, unit_systems
+from grainlab.models.tokenizers import get_tokenizer
+
+
+def squad_like():
+    docs = {"a0p0": Document("a0p0", "Denver won Super Bowl 50. The game was in Santa Clara.", "Super_Bowl_50"),
+            "a0p1": Document("a0p1", "Beyoncé sang at the halftime show.", "Super_Bowl_50"),
+            "a1p0": Document("a1p0", "Warsaw is the capital of Poland.", "Warsaw")}
+    queries = {"q1": "in which city was the game played", "q2": "capital of poland"}
+    return Dataset("squad_toy", docs, queries, {"q1": {"a0p0": 1}, "q2": {"a1p0": 1}},
+                   {"q1": ["Santa Clara"], "q2": ["Warsaw"]}, info={"article_of": {"a0p0": 0, "a0p1": 0, "a1p0": 1}})
+
+
+def test_article_subset_keeps_its_paragraphs_and_questions():
+    subset = article_subset(squad_like(), 1)
+    assert set(subset.corpus) == {"a0p0", "a0p1"} and set(subset.queries) == {"q1"}
+
+
+def test_unit_systems_score_passages_by_their_best_unit():
+    systems = unit_systems("bm25", "BM25", "sentences(n=2)")
+    assert systems["passage"].aggregate is None and systems["sentence"].aggregate == "max"
+    assert systems["proposition"].chunker.startswith("sentences(") and systems["proposition"].display == "BM25 · proposition"
+
+
+def test_contexts_are_units_in_rank_order_within_the_budget(cache):
+    data = squad_like()
+    contexts = retrieved_contexts(data, unit_systems("bm25", "BM25", "sentences(n=1)")["sentence"], 7, cache)
+    first = contexts["q1"]
+    assert first[0] == ("Super_Bowl_50", "The game was in Santa Clara.")  # the best sentence, not its passage
+    assert sum(get_tokenizer("cl100k_base").count(t) for _, t in first) <= 7
+    whole = retrieved_contexts(data, unit_systems("bm25", "BM25", "sentences(n=1)")["passage"], 500, cache)
+    assert whole["q2"][0] == ("Warsaw", "Warsaw is the capital of Poland.") and len(whole["q2"]) == 3
+
+
+def test_reader_runs_score_exact_match_and_answer_in_prediction():
+    from grainlab.readers import Generation
+
+    class Reader:
+        def generate(self, prompts, progress=True):
+            return [Generation("Santa Clara" if "Document [1]" in p else "in California, Santa Clara", 10, 2, 0.1)
+                    for p in prompts]
+
+    data = squad_like()
+    rows = reader_runs(data, Reader(), {"s": {"q1": [("Super_Bowl_50", "The game was in Santa Clara.")]}}, ["q1"])
+    assert list(rows["setting"]) == ["s", "closed-book"]
+    assert list(rows["em"]) == [1.0, 0.0] and list(rows["answer_in_prediction"]) == [1.0, 1.0]

@@ -1,0 +1,49 @@
+"""The Dense X propositionizer's prompt and its robust JSON parsing."""
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from grainlab.readers.propositions import (
+    EXAMPLE_OUTPUT,
+    INSTRUCTIONS,
+    parse_propositions,
+    proposition_prompt,
+    propositionizer_input,
+)
+
+SENTENCE = st.lists(st.sampled_from(["The", "cell", "Müller", "1678", "was", "a", "quote\"d", "x", "end."]),
+                    min_size=2, max_size=12).map(" ".join)
+
+
+def test_input_format_is_the_papers():
+    assert propositionizer_input("Ēostre", "Some text.", "History") == "Title: Ēostre. Section: History. Content: Some text."
+    assert propositionizer_input("Ēostre", "Some text.") == "Title: Ēostre. Content: Some text."
+
+
+def test_prompt_is_instructions_one_shot_then_the_passage():
+    turns = proposition_prompt("Super Bowl 50", "The Broncos won.")
+    assert [t["role"] for t in turns] == ["user", "assistant", "user"]
+    assert turns[0]["content"].startswith(INSTRUCTIONS) and "Easter Hare" in turns[0]["content"]
+    assert json.loads(turns[1]["content"]) == EXAMPLE_OUTPUT
+    assert turns[2]["content"] == "Input: Title: Super Bowl 50. Content: The Broncos won.\nOutput:"
+
+
+@given(st.lists(SENTENCE, min_size=1, max_size=8))
+def test_a_json_list_parses_back_without_repeats(propositions):
+    parsed = parse_propositions("Sure: " + json.dumps(propositions) + " trailing")
+    assert parsed.status == "json"
+    assert list(parsed.propositions) == list(dict.fromkeys(propositions))
+    assert parsed.repeats == len(propositions) - len(set(propositions))
+
+
+def test_a_list_cut_before_its_end_is_repaired():
+    parsed = parse_propositions('["Hares were seen in gardens.", "Hares laid eggs.", "German immig')
+    assert parsed.status == "repaired"
+    assert parsed.propositions[:2] == ("Hares were seen in gardens.", "Hares laid eggs.")
+
+
+def test_output_without_strings_fails():
+    for text in ("", "Title: Super_Bowl_50. Content: it echoes the input", "[]", "[1, 2]"):
+        assert parse_propositions(text).status == "failed", text
