@@ -61,3 +61,12 @@ def test_longrag_prompts():
     short = short_answer_prompt("who wrote hamlet", "It was written by William Shakespeare.")
     assert short.startswith("As an AI assistant") and short.count("Short Answer: ") == 5
     assert short.endswith("Question: who wrote hamlet\nLong Answer: It was written by William Shakespeare.\nShort Answer: ")
+
+
+def test_after_answer_label_is_longrags_post_processing():
+    from grainlab.readers.prompts import after_answer_label
+
+    assert after_answer_label("Short Answer: Kate Mulgrew") == "Kate Mulgrew"
+    assert after_answer_label("the ANSWER: 1966") == "1966"
+    assert after_answer_label("The answer to the question is: 1966") == "The answer to the question is: 1966"
+    assert after_answer_label("Kate Mulgrew") == "Kate Mulgrew"

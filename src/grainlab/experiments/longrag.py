@@ -22,7 +22,7 @@ from grainlab.data.types import Dataset, Document
 from grainlab.evaluation.answers import best_subspan_em, exact_match, first_line, has_answer
 from grainlab.models.tokenizers import first_tokens, get_tokenizer
 from grainlab.readers.llm import CausalLMReader
-from grainlab.readers.prompts import closedbook_prompt, longrag_prompt, short_answer_prompt
+from grainlab.readers.prompts import after_answer_label, closedbook_prompt, longrag_prompt, short_answer_prompt
 from grainlab.retrieval import index_titled_documents
 
 SEPARATOR = "\n\n"
@@ -121,8 +121,9 @@ def reader_context(units: Dataset, ranking: Sequence[tuple[str, float]], budget_
 def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[tuple[str, float]]]]],
                      reader: CausalLMReader, question_ids: Sequence[str], budget_tokens: int,
                      extract_over_words: int = 5, closed_book: bool = True) -> pd.DataFrame:
-    """LongRAG's reader on each setting's top units within the budget: a long answer, then — when it
-    has more than ``extract_over_words`` words — the extraction step for a short answer. One row
+    """LongRAG's reader on each setting's top units within the budget: a long answer (first line,
+    after an ``answer:`` label as the official post-processing does), then — when it has more than
+    ``extract_over_words`` words — the extraction step for a short answer. One row
     per question × setting: EM of the short answer, answer-in-long-answer, answer-in-context."""
     any_units = next(iter(units_by_setting.values()))[0]
     jobs, prompts = [], []
@@ -137,12 +138,13 @@ def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[t
             jobs.append({"qid": qid, "setting": "closed-book", "answers": answers, "context_has_answer": 0.0})
             prompts.append(closedbook_prompt(question))
     long = reader.generate(prompts)
-    needs = [i for i, g in enumerate(long) if len(first_line(g.text).split()) > extract_over_words]
-    extracted = dict(zip(needs, reader.generate([short_answer_prompt(any_units.queries[jobs[i]["qid"]],
-                                                                     first_line(long[i].text)) for i in needs])))
+    answers = [after_answer_label(first_line(g.text)) for g in long]
+    needs = [i for i, answer in enumerate(answers) if len(answer.split()) > extract_over_words]
+    extracted = dict(zip(needs, reader.generate([short_answer_prompt(any_units.queries[jobs[i]["qid"]], answers[i])
+                                                 for i in needs])))
     rows = []
     for i, (job, generation) in enumerate(zip(jobs, long)):
-        short = first_line(extracted[i].text) if i in extracted else first_line(generation.text)
+        short = after_answer_label(first_line(extracted[i].text)) if i in extracted else answers[i]
         rows.append({"qid": job["qid"], "setting": job["setting"], "long_answer": generation.text,
                      "short_answer": short, "extracted": i in extracted,
                      "em": exact_match(short, job["answers"]),

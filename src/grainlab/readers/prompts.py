@@ -8,6 +8,7 @@ object written one record per line, then the key and ``Corresponding value:``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from grainlab.errors import ConfigError
@@ -102,3 +103,13 @@ def short_answer_prompt(question: str, long_answer: str) -> str:
                     for q, long, short in SHORT_ANSWER_DEMOS)
     return (f"{LONGRAG_SHORT_ANSWER_INSTRUCTION}\n\nHere are some examples: {demos}"
             f"Question: {question}\nLong Answer: {long_answer}\nShort Answer: ")
+
+
+_AFTER_ANSWER = re.compile(r"(?i)(?<=\banswer:\s).*")
+
+
+def after_answer_label(text: str) -> str:
+    """LongRAG's post-processing of every model output: the text after ``answer: `` when the output
+    has that label (case-insensitive), else the output unchanged."""
+    match = _AFTER_ANSWER.search(text)
+    return match.group(0) if match else text
