@@ -75,6 +75,7 @@ from IPython.display import Markdown, display
 from grainlab.anchors import DENSE_X_AVERAGE, DENSE_X_PROPOSITION_STATS, DENSE_X_SQUAD_R5
 from grainlab.chunking import decomposition_report, get_chunker
 from grainlab.data import load_dataset
+from grainlab.evaluation.answers import has_answer
 from grainlab.evaluation.significance import bootstrap_ci, paired_comparison
 from grainlab.experiments import markdown_table, run_experiment
 from grainlab.experiments.dense_x import article_subset, reader_runs, retrieved_contexts, unit_systems
@@ -114,6 +115,14 @@ quality.to_csv(RESULTS / "proposition_quality.csv", index=False)
 display(quality.round(3))
 print(f"this run: {wall:.0f} s (cached generations are free); first generation: {stats['generation_seconds']:.0f} s "
       f"for {stats['passages']} passages ({stats['generation_seconds'] / max(stats['passages'], 1):.1f} s each)")
+# Does the answer survive decomposition? Over questions whose gold passage states the answer: is it
+# still stated by that passage's units (its kept propositions, or its sentences after a fallback)?
+unit_text = {d.doc_id: " ".join(d.kept) if d.kept else passages.corpus[d.doc_id].text for d in decompositions}
+survival = [any(has_answer(unit_text[p], passages.answers[q]) for p in gold)
+            for q, gold in passages.qrels.items()
+            if any(has_answer(passages.corpus[p].text, passages.answers[q]) for p in gold)]
+answer_survival = sum(survival) / len(survival)
+print(f"answer still stated by the gold passage's units: {answer_survival:.3f} of {len(survival)} questions")
 example = next((d for d in decompositions if d.kept), decompositions[0])
 display(pd.DataFrame({"proposition": list(example.kept)}).assign(passage=passages.corpus[example.doc_id].text[:160]))
 
@@ -211,7 +220,9 @@ report = (f"### Dense X ({PROFILE})\n\n" + markdown_table(ours, ".1f")
           + f".\n\nOurs, R@5 — {gains}. Corpus: {len(passages.corpus)} passages of {len(squad.corpus)} SQuAD dev "
           + f"paragraphs, {len(passages.queries)} questions. Propositions: {stats['propositions_per_passage']:.2f} per "
           + f"passage, {stats['words_per_proposition']:.1f} words each (paper 6.3 and 11.2), "
-          + f"{100 * stats['word_support']:.0f}% of their words in the passage; parsed {100 * stats['json_share']:.0f}%, "
+          + f"{100 * stats['word_support']:.0f}% of their words in the passage, "
+          + f"{100 * stats['passage_word_coverage']:.0f}% of a decomposed passage's words repeated by its propositions; "
+          + f"the answer survives decomposition for {100 * answer_survival:.0f}% of questions; parsed {100 * stats['json_share']:.0f}%, "
           + f"repaired {100 * stats['repaired_share']:.0f}%, failed {100 * stats['failed_share']:.0f}%, all unsupported "
           + f"{100 * stats['unsupported_share']:.0f}% (failed + unsupported fall back to sentences: "
           + f"{100 * stats['fallback_share']:.0f}%); generation {stats['generation_seconds']:.0f} s on this CPU. "

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from grainlab.chunking import decomposition_report, get_chunker, sentence_spans
-from grainlab.chunking.propositions import best_sentence, support
+from grainlab.chunking.propositions import best_sentence, support, words
 from grainlab.data import Document
 from grainlab.readers.propositions import ParsedPropositions
 
@@ -58,6 +58,9 @@ def test_report_counts_outcomes_and_sizes():
     assert report["json_share"] == 0.5 and report["failed_share"] == 0.5 and report["fallback_share"] == 0.5
     assert report["repeats_per_passage"] == 1.0
     assert report["word_support"] == pytest.approx((1 + 5 / 6) / 2)  # "a" is not in the passage ("an" is)
+    vocabulary = set(words(DOC.text))
+    said = set(words("The Broncos defeated the Panthers. Super Bowl 50 was a game."))
+    assert report["passage_word_coverage"] == pytest.approx(len(vocabulary & said) / len(vocabulary))
 
 
 WORD = st.sampled_from(["alpha", "beta", "gamma", "delta", "Mars", "1999", "the"])

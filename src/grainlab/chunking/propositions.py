@@ -41,6 +41,13 @@ def support(proposition: str, source: str) -> float:
     return sum(w in vocabulary for w in prop) / len(prop)
 
 
+def coverage(source: str, propositions: Iterable[str]) -> float:
+    """Share of the source's distinct words that some proposition repeats (what survives decomposition)."""
+    vocabulary = set(words(source))
+    said = {w for p in propositions for w in words(p)}
+    return len(vocabulary & said) / len(vocabulary) if vocabulary else 1.0
+
+
 def best_sentence(proposition: str, text: str, spans: list[tuple[int, int]]) -> tuple[int, int]:
     """The sentence span sharing most distinct words with ``proposition`` (the earliest on ties)."""
     prop = set(words(proposition))
@@ -120,8 +127,9 @@ class PropositionChunker(Chunker):
 
 def decomposition_report(decompositions: list[PassageDecomposition], docs: dict[str, Document]) -> dict[str, float]:
     """Proposition statistics comparable with the paper's (6.3 propositions per passage and 11.2
-    words per proposition): counts, parse outcomes and how much of each proposition the passage
-    supports."""
+    words per proposition): counts, parse outcomes, how much of each proposition the passage
+    supports (``word_support``) and how much of each decomposed passage its propositions still say
+    (``passage_word_coverage``, over passages that kept propositions)."""
     n = len(decompositions)
     kept = [p for d in decompositions for p in d.kept]
     parsed = [d for d in decompositions if d.status != "failed"]
@@ -134,6 +142,8 @@ def decomposition_report(decompositions: list[PassageDecomposition], docs: dict[
         "words_per_proposition": sum(len(p.split()) for p in kept) / len(kept) if kept else 0.0,
         "word_support": (sum(support(p, docs[d.doc_id].text) for d in decompositions for p in d.kept) / len(kept)
                          if kept else 0.0),
+        "passage_word_coverage": (sum(coverage(docs[d.doc_id].text, d.kept) for d in decompositions if d.kept)
+                                  / max(sum(bool(d.kept) for d in decompositions), 1)),
         "dropped_unsupported_share": (sum(len(d.dropped) for d in parsed)
                                       / max(sum(len(d.kept) + len(d.dropped) for d in parsed), 1)),
         "repeats_per_passage": sum(d.repeats for d in decompositions) / n if n else 0.0,
