@@ -26,8 +26,9 @@
 #
 # **Deviations** (stated again in the report):
 # - Propositionizer: the paper's `chentong00/propositionizer-wiki-flan-t5-large` is not installable
-#   offline. Online, nothing here changes that: it is a seq2seq model and the reader class is for
-#   causal LMs, so it would need its own loader. Offline we prompt
+#   offline. Online (or with a local copy), set `PROPOSITIONIZER =
+#   "propositions(model=chentong00/propositionizer-wiki-flan-t5-large)"`: the reader loads it as an
+#   encoder–decoder and gives it the paper's `Title: … Content: …` input. Offline we prompt
 #   `HuggingFaceTB/SmolLM2-135M-Instruct` with the paper's decomposition instructions and its
 #   one-shot example (as a first chat exchange), start its answer with `["`, and parse the JSON
 #   robustly. The 135M model is weak at this: it loops, copies and merges sentences. Every

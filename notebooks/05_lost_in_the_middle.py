@@ -182,12 +182,13 @@ save_figure(fig, "lost_in_the_middle_kv", FIGURES)
 
 # %%
 paper = LOST_IN_THE_MIDDLE_QA.rename(columns={"accuracy": "paper (GPT-3.5-Turbo)"})
-ours = curve[["setting", "position", "accuracy", "ci_low", "ci_high"]].rename(columns={"accuracy": "ours"})
+ours = curve[["setting", "position", "accuracy", "ci_low", "ci_high", "n"]].rename(columns={"accuracy": "ours"})
 table = paper.merge(ours, on=["setting", "position"], how="right")
 for name, value in LOST_IN_THE_MIDDLE_BASELINES.items():
     table.loc[len(table)] = {"setting": name, "position": None, "paper (GPT-3.5-Turbo)": value,
                              "ours": baselines[name], "ci_low": summary.set_index("setting").loc[name, "ci_low"],
-                             "ci_high": summary.set_index("setting").loc[name, "ci_high"]}
+                             "ci_high": summary.set_index("setting").loc[name, "ci_high"],
+                             "n": summary.set_index("setting").loc[name, "n"]}
 table.to_csv(RESULTS / "paper_vs_ours.csv", index=False)
 display(table)
 span = {s: g["accuracy"].max() - g["accuracy"].min() for s, g in curve.groupby("setting")}

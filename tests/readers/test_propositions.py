@@ -47,3 +47,32 @@ def test_a_list_cut_before_its_end_is_repaired():
 def test_output_without_strings_fails():
     for text in ("", "Title: Super_Bowl_50. Content: it echoes the input", "[]", "[1, 2]"):
         assert parse_propositions(text).status == "failed", text
+
+
+def test_an_encoder_decoder_propositionizer_reads_the_papers_input(tmp_path):
+    """A tiny random T5 (with MiniLM's tokenizer, all offline) stands in for the paper's Flan-T5
+    propositionizer: it is loaded as seq2seq and given `Title: … Content: …`, not the chat prompt."""
+    import pytest
+
+    transformers = pytest.importorskip("transformers")
+    from grainlab.cache import ArtifactCache
+    from grainlab.errors import ModelNotAvailable
+    from grainlab.models.resolve import resolve_model
+    from grainlab.readers import CausalLMReader, propositionize
+
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(str(resolve_model("sentence-transformers/all-MiniLM-L6-v2").path))
+    except ModelNotAvailable as exc:
+        pytest.skip(str(exc))
+    config = transformers.T5Config(vocab_size=len(tokenizer), d_model=16, d_kv=8, d_ff=32, num_layers=1,
+                                   num_decoder_layers=1, num_heads=2, pad_token_id=tokenizer.pad_token_id,
+                                   eos_token_id=tokenizer.sep_token_id, decoder_start_token_id=tokenizer.pad_token_id)
+    transformers.T5ForConditionalGeneration(config).save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    reader = CausalLMReader(str(tmp_path), max_new_tokens=5, stop_at_newline=False, stop_chars="]",
+                            response_prefix='["', cache=ArtifactCache(tmp_path / "cache"))
+    assert reader.is_seq2seq and not reader.chat_template
+    assert reader.format("Title: T. Content: c") == "Title: T. Content: c"
+    ((parsed, raw, generation),) = propositionize(reader, [("Super Bowl 50", "The Broncos won.")], progress=False)
+    assert reader._cache.load_json("generations", reader._key("Title: Super Bowl 50. Content: The Broncos won.")) is not None
+    assert 0 < generation.new_tokens <= 5 and raw == generation.text and parsed.status in {"json", "repaired", "failed"}

@@ -73,7 +73,8 @@ class Generation:
 
 
 class CausalLMReader:
-    """``generate(prompts)`` → answers, greedy, at most ``max_new_tokens`` (stopping at the first
+    """``generate(prompts)`` → answers from a causal LM — or an encoder–decoder (T5, e.g. the Dense X
+    propositionizer), which reads the prompt as its input — greedy, at most ``max_new_tokens`` (stopping at the first
     newline when ``stop_at_newline``: the paper's metric reads only the first line anyway — or at a
     token holding one of ``stop_chars``, e.g. ``"]"`` to end a JSON list)."""
 
@@ -82,25 +83,27 @@ class CausalLMReader:
                  stop_at_newline: bool = True, stop_chars: str = "", response_prefix: str = "",
                  cache: ArtifactCache | None = None) -> None:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
         self.model_id = model_id
         self.resolved = resolve_model(model_id)
         self.device = settings.torch_device(device)
         folder = hf_folder(self.resolved)
+        self.is_seq2seq = bool(getattr(AutoConfig.from_pretrained(str(folder)), "is_encoder_decoder", False))
         self.tokenizer = AutoTokenizer.from_pretrained(str(folder))
-        self.tokenizer.padding_side = "left"
+        self.tokenizer.padding_side = "right" if self.is_seq2seq else "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         dtype = torch.float32 if self.device == "cpu" else torch.bfloat16
-        self.model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=dtype).to(self.device).eval()
-        has_template = bool(getattr(self.tokenizer, "chat_template", None))
+        loader = AutoModelForSeq2SeqLM if self.is_seq2seq else AutoModelForCausalLM
+        self.model = loader.from_pretrained(str(folder), dtype=dtype).to(self.device).eval()
+        has_template = bool(getattr(self.tokenizer, "chat_template", None)) and not self.is_seq2seq
         self.chat_template = has_template if chat_template is None else chat_template
         if self.chat_template and not has_template:
             raise ConfigError(f"{model_id} has no chat template; pass chat_template=False")
         self.max_new_tokens, self.batch_size, self.stop_at_newline = max_new_tokens, batch_size, stop_at_newline
         self.stop_chars, self.response_prefix = stop_chars, response_prefix
-        self.context_window = int(getattr(self.model.config, "max_position_embeddings", 0) or 0)
+        self.context_window = int(getattr(self.model.config, "max_position_embeddings", 0) or 0)  # 0: unbounded
         self._cache = cache or ArtifactCache()
 
     @property
@@ -116,6 +119,10 @@ class CausalLMReader:
         ``{"role", "content"}`` turns) when the chat template is used, then
         ``response_prefix`` (the start of the answer the model continues, e.g. ``["`` for a JSON list;
         generations are returned without it)."""
+        if self.is_seq2seq:  # an encoder reads the input as it is
+            if not isinstance(prompt, str):
+                raise ConfigError(f"{self.model_id} is an encoder–decoder: give it one input text, not a conversation")
+            return prompt
         if not isinstance(prompt, str):  # a conversation: earlier turns carry few-shot examples
             if not self.chat_template:
                 raise ConfigError(f"{self.model_id}: a multi-turn prompt needs a chat template")
@@ -176,15 +183,17 @@ class CausalLMReader:
         import torch
 
         texts = [self.format(p) for p in prompts]
-        inputs = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        stops = [self.tokenizer.eos_token_id, *self._stop_ids] if self._stop_ids else None
+        inputs = self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=self.is_seq2seq,
+                                return_token_type_ids=False).to(self.device)
+        eos = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else self.model.config.eos_token_id
+        stops = [t for t in (eos, *self._stop_ids) if t is not None] if self._stop_ids else None
         extra = {"eos_token_id": stops} if stops else {}
         tick = time.perf_counter()
         with torch.inference_mode():
             output = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False,
                                          pad_token_id=self.tokenizer.pad_token_id, **extra)
         seconds = (time.perf_counter() - tick) / len(prompts)
-        width = inputs["input_ids"].shape[1]
+        width = 0 if self.is_seq2seq else inputs["input_ids"].shape[1]  # a decoder-only output repeats its prompt
         results = []
         for row in range(len(prompts)):
             new = output[row, width:]

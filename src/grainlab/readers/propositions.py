@@ -1,8 +1,9 @@
 """Dense X propositionizer (Chen et al., arXiv 2312.06648): passage → list of propositions.
 
 The paper's model is ``chentong00/propositionizer-wiki-flan-t5-large`` (a seq2seq model reading
-``Title: … Section: … Content: …`` and writing a JSON list of strings). It is not installable
-offline, so any instruct causal LM can stand in: it is prompted with the paper's decomposition
+``Title: … Section: … Content: …`` and writing a JSON list of strings); given it (online, or as a
+local folder), the reader loads it as an encoder–decoder and feeds it exactly that input. It is
+not installable offline, so any instruct causal LM can stand in: it is prompted with the paper's decomposition
 instructions and its one-shot example (the GPT-4 prompt the paper used to build its training
 data) as a first chat exchange, its answer is started with ``["``, and its output is parsed
 robustly (exact repeats removed and counted):
@@ -123,8 +124,11 @@ def parse_propositions(text: str) -> ParsedPropositions:
 def propositionize(reader: CausalLMReader, passages: Sequence[tuple[str, str]],
                    progress: bool = True) -> list[tuple[ParsedPropositions, str, Generation]]:
     """``(title, text)`` passages → (parsed propositions, raw output, generation) each, in order.
-    The reader's ``response_prefix`` (``["`` starts the JSON list) is part of the raw output."""
-    prompts = [proposition_prompt(title, text) for title, text in passages]
+    The paper's seq2seq propositionizer reads its own input format; an instruct LLM gets the
+    instruction prompt, and its ``response_prefix`` (``["`` starts the JSON list) is part of the raw output."""
+    if reader.is_seq2seq:
+        prompts, prefix = [propositionizer_input(title, text) for title, text in passages], ""
+    else:
+        prompts, prefix = [proposition_prompt(title, text) for title, text in passages], reader.response_prefix
     generations = reader.generate(prompts, progress=progress)
-    return [(parse_propositions(reader.response_prefix + g.text), reader.response_prefix + g.text, g)
-            for g in generations]
+    return [(parse_propositions(prefix + g.text), prefix + g.text, g) for g in generations]
