@@ -1,7 +1,12 @@
 """Dense X study pieces: article subsets, unit contexts within a token budget, the reader table."""
 
 from grainlab.data import Dataset, Document
-from grainlab.experiments.dense_x import article_subset, reader_runs, retrieved_contexts, unit_systems
+from grainlab.experiments.dense_x import (
+    article_subset,
+    reader_runs,
+    retrieved_contexts,
+    unit_systems,
+)
 from grainlab.models.tokenizers import get_tokenizer
 
 

@@ -18,9 +18,8 @@ from grainlab.data.types import Dataset
 from grainlab.evaluation.answers import best_subspan_em, exact_match
 from grainlab.experiments.experiment import rank
 from grainlab.experiments.systems import System
-from grainlab.models.tokenizers import first_tokens, get_tokenizer
 from grainlab.readers.llm import CausalLMReader
-from grainlab.readers.prompts import closedbook_prompt, qa_prompt
+from grainlab.readers.prompts import closedbook_prompt, qa_prompt, within_budget
 
 UNIT_CHUNKERS = {"passage": "none", "sentence": "sentences(n=1)"}
 BUDGET_TOKENIZER = "cl100k_base"
@@ -48,18 +47,10 @@ def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cac
     ``budget_tokens`` cl100k tokens; the last unit is cut at the budget."""
     run, units = rank(dataset, System(system.retriever, system.chunker, None), depth, cache)
     by_id: dict[str, Chunk] = {u.chunk_id: u for u in units}
-    tok = get_tokenizer(BUDGET_TOKENIZER)
     contexts = {}
     for qid, ranking in run.items():
-        left, picked = budget_tokens, []
-        for uid, _ in ranking:
-            unit = by_id[uid]
-            text, used = first_tokens(tok, unit.rewrite or unit.text, left)
-            picked.append((dataset.corpus[unit.doc_id].title, text))
-            left -= used
-            if left <= 0:
-                break
-        contexts[qid] = picked
+        units_in_order = ((dataset.corpus[by_id[u].doc_id].title, by_id[u].rewrite or by_id[u].text) for u, _ in ranking)
+        contexts[qid] = within_budget(units_in_order, budget_tokens, BUDGET_TOKENIZER)
     return contexts
 
 

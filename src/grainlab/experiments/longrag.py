@@ -20,9 +20,15 @@ from grainlab.chunking.base import get_chunker
 from grainlab.chunking.grouping import group_documents, symmetric
 from grainlab.data.types import Dataset, Document
 from grainlab.evaluation.answers import best_subspan_em, exact_match, first_line, has_answer
-from grainlab.models.tokenizers import first_tokens, get_tokenizer
+from grainlab.models.tokenizers import get_tokenizer
 from grainlab.readers.llm import CausalLMReader
-from grainlab.readers.prompts import after_answer_label, closedbook_prompt, longrag_prompt, short_answer_prompt
+from grainlab.readers.prompts import (
+    after_answer_label,
+    closedbook_prompt,
+    longrag_prompt,
+    short_answer_prompt,
+    within_budget,
+)
 from grainlab.retrieval import index_titled_documents
 
 SEPARATOR = "\n\n"
@@ -106,16 +112,8 @@ def grouped_corpus(documents: Dataset, neighbours: dict[str, list[str]], max_tok
 def reader_context(units: Dataset, ranking: Sequence[tuple[str, float]], budget_tokens: int) -> list[tuple[str, str]]:
     """``(title, text)`` of the top-ranked units, in rank order, within ``budget_tokens`` cl100k
     tokens (the unit that crosses the budget is cut; nothing after it is read)."""
-    tok = get_tokenizer(GROUP_TOKENIZER)
-    left, picked = budget_tokens, []
-    for unit_id, _ in ranking:
-        doc = units.corpus[unit_id]
-        text, used = first_tokens(tok, doc.text, left)
-        picked.append((doc.title, text))
-        left -= used
-        if left <= 0:
-            break
-    return picked
+    return within_budget(((units.corpus[u].title, units.corpus[u].text) for u, _ in ranking), budget_tokens,
+                         GROUP_TOKENIZER)
 
 
 def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[tuple[str, float]]]]],

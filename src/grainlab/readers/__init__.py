@@ -9,7 +9,12 @@ from grainlab.readers.prompts import (
     qa_prompt,
     short_answer_prompt,
 )
-from grainlab.readers.propositions import ParsedPropositions, parse_propositions, proposition_prompt, propositionize
+from grainlab.readers.propositions import (
+    ParsedPropositions,
+    parse_propositions,
+    proposition_prompt,
+    propositionize,
+)
 
 __all__ = ["CausalLMReader", "Generation", "ParsedPropositions", "QA_INSTRUCTION", "closedbook_prompt", "kv_prompt", "longrag_prompt",
            "parse_propositions", "proposition_prompt", "propositionize", "qa_prompt", "shared_reader", "short_answer_prompt"]

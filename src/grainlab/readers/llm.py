@@ -83,7 +83,12 @@ class CausalLMReader:
                  stop_at_newline: bool = True, stop_chars: str = "", response_prefix: str = "",
                  cache: ArtifactCache | None = None) -> None:
         import torch
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+        from transformers import (
+            AutoConfig,
+            AutoModelForCausalLM,
+            AutoModelForSeq2SeqLM,
+            AutoTokenizer,
+        )
 
         self.model_id = model_id
         self.resolved = resolve_model(model_id)

@@ -9,7 +9,7 @@ object written one record per line, then the key and ``Corresponding value:``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from grainlab.errors import ConfigError
 
@@ -113,3 +113,19 @@ def after_answer_label(text: str) -> str:
     has that label (case-insensitive), else the output unchanged."""
     match = _AFTER_ANSWER.search(text)
     return match.group(0) if match else text
+
+
+def within_budget(documents: Iterable[tuple[str, str]], budget_tokens: int,
+                  tokenizer: str = "cl100k_base") -> list[tuple[str, str]]:
+    """``(title, text)`` documents in the given order until ``budget_tokens`` tokens are used; the
+    document that crosses the budget is cut at a token boundary and nothing after it is read."""
+    from grainlab.models.tokenizers import first_tokens, get_tokenizer
+
+    tok, left, picked = get_tokenizer(tokenizer), budget_tokens, []
+    for title, text in documents:
+        if left <= 0:
+            break
+        kept, used = first_tokens(tok, text, left)
+        picked.append((title, kept))
+        left -= used
+    return picked
