@@ -15,16 +15,26 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from grainlab.cache import content_key
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
 from grainlab.chunking.sentences import sentence_spans
 from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.readers.llm import shared_reader
-from grainlab.readers.propositions import ParsedPropositions, propositionize
+from grainlab.readers.propositions import (
+    EXAMPLE_INPUT,
+    EXAMPLE_OUTPUT,
+    INSTRUCTIONS,
+    ParsedPropositions,
+    propositionize,
+    propositionizer_input,
+)
 
 WORD = re.compile(r"\w+")
 RESPONSE_PREFIX = '["'  # the output starts as a JSON list of strings: small models otherwise echo the input
+PROMPT_VERSION = content_key(instructions=INSTRUCTIONS, example=[EXAMPLE_INPUT, EXAMPLE_OUTPUT],
+                             prefix=RESPONSE_PREFIX, input=propositionizer_input("t", "c", "s"))[:12]
 
 
 def words(text: str) -> list[str]:
@@ -79,7 +89,7 @@ class PropositionChunker(Chunker):
     batch_size: int = 4
     min_support: float = 0.5
     tokenizer: str = "cl100k_base"
-    version = "1"
+    version = f"1-{PROMPT_VERSION}"  # cached units follow the prompt: a changed prompt re-cuts them
 
     def __post_init__(self) -> None:
         if self.max_new_tokens < 16 or self.batch_size < 1 or not 0.0 <= self.min_support <= 1.0:
@@ -106,7 +116,7 @@ class PropositionChunker(Chunker):
     def _units(self, doc: Document, decomposition: PassageDecomposition) -> list[Chunk]:
         tok = get_tokenizer(self.tokenizer)
         spans = sentence_spans(doc.text)
-        if not decomposition.kept:  # fallback: the passage's sentences, counted in report()
+        if not decomposition.kept:  # fallback: the passage's sentences, counted by decomposition_report()
             return [make_chunk(doc, i, s, e, tok.count(doc.text[s:e]), metadata={"fallback": True})
                     for i, (s, e) in enumerate(spans)]
         units = []
