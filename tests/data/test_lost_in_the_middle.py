@@ -67,3 +67,14 @@ def test_mirror_kv_files(mirror):
     examples = load_kv_examples(75, mirror=mirror)
     assert len(examples) == 500 and all(len(e.records) == 75 for e in examples[:5])
     assert (examples[0].key, examples[0].value) in examples[0].records
+
+
+def test_jsonl_reader_skips_blank_lines_and_names_a_bad_one(tmp_path):
+    from grainlab.data.qa_formats import read_jsonl
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"a": 1}\n\n   \n{"a": 2}\nnot json\n', encoding="utf-8")
+    rows = read_jsonl(path)
+    assert next(rows) == (1, {"a": 1}) and next(rows) == (4, {"a": 2})
+    with pytest.raises(MalformedData, match=r"rows\.jsonl:5: not a JSON line"):
+        next(rows)

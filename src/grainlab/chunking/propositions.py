@@ -6,7 +6,7 @@ A proposition is model-written text, not a slice of the passage, so each unit ke
 which is what retrievers index. A proposition sharing less than ``min_support`` of its words with
 the passage (a 135M model sometimes repeats the prompt's example) is dropped; a passage whose
 output cannot be parsed, or keeps no proposition, falls back to its sentences (``rewrite`` empty)
-and is counted in :meth:`PropositionChunker.report`. Nothing is dropped silently.
+and is counted by :func:`decomposition_report`. Nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -23,18 +23,16 @@ from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.readers.llm import shared_reader
 from grainlab.readers.propositions import (
-    EXAMPLE_INPUT,
-    EXAMPLE_OUTPUT,
-    INSTRUCTIONS,
     ParsedPropositions,
+    proposition_prompt,
     propositionize,
     propositionizer_input,
 )
 
 WORD = re.compile(r"\w+")
 RESPONSE_PREFIX = '["'  # the output starts as a JSON list of strings: small models otherwise echo the input
-PROMPT_VERSION = content_key(instructions=INSTRUCTIONS, example=[EXAMPLE_INPUT, EXAMPLE_OUTPUT],
-                             prefix=RESPONSE_PREFIX, input=propositionizer_input("t", "c", "s"))[:12]
+PROMPT_VERSION = content_key(prompt=proposition_prompt("t", "c", "s"), prefix=RESPONSE_PREFIX,
+                             seq2seq_input=propositionizer_input("t", "c", "s"))[:12]
 
 
 def words(text: str) -> list[str]:

@@ -47,11 +47,14 @@ def load_squad_format(path: Path, name: str) -> Dataset:
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
-    """``(line number, record)`` for every line of a (possibly gzipped) JSON-lines file; a line
-    that is not JSON is a ``MalformedData`` error naming the file and line."""
+    """``(line number, record)`` for every non-blank line of a (possibly gzipped) JSON-lines file
+    (blank lines are skipped, as the BEIR validator does); a line that is not JSON is a
+    ``MalformedData`` error naming the file and line."""
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
             try:
                 yield number, json.loads(line)
             except json.JSONDecodeError as exc:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from grainlab.errors import ConfigError
+from grainlab.models.tokenizers import first_tokens, get_tokenizer
 
 QA_INSTRUCTION = ("Write a high-quality answer for the given question using only the provided search "
                   "results (some of which might be irrelevant).")
@@ -119,8 +120,6 @@ def within_budget(documents: Iterable[tuple[str, str]], budget_tokens: int,
                   tokenizer: str = "cl100k_base") -> list[tuple[str, str]]:
     """``(title, text)`` documents in the given order until ``budget_tokens`` tokens are used; the
     document that crosses the budget is cut at a token boundary and nothing after it is read."""
-    from grainlab.models.tokenizers import first_tokens, get_tokenizer
-
     tok, left, picked = get_tokenizer(tokenizer), budget_tokens, []
     for title, text in documents:
         if left <= 0:
