@@ -77,8 +77,9 @@ from grainlab.anchors import DENSE_X_AVERAGE, DENSE_X_PROPOSITION_STATS, DENSE_X
 from grainlab.chunking import decomposition_report, get_chunker
 from grainlab.data import load_dataset
 from grainlab.evaluation.answers import has_answer
-from grainlab.evaluation.significance import bootstrap_ci, paired_comparison
+from grainlab.evaluation.significance import paired_comparison
 from grainlab.experiments import markdown_table, run_experiment
+from grainlab.experiments.tables import means_with_ci
 from grainlab.experiments.dense_x import article_subset, reader_runs, retrieved_contexts, unit_systems
 from grainlab.experiments.longrag import passage_corpus
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
@@ -190,16 +191,10 @@ for label in READER_RETRIEVERS:
             contexts[f"{label} · {unit} · l={budget}"] = retrieved_contexts(passages, system, budget)
 em_runs = reader_runs(passages, reader, contexts, question_ids)
 em_runs.to_csv(RESULTS / "em_runs.csv", index=False)
-rows = []
-for setting, group in em_runs.groupby("setting", sort=False):
-    parts = setting.split(" · ")
-    row = {"setting": setting, "unit": parts[1] if len(parts) > 1 else "closed-book",
-           "l": int(parts[2].split("=")[1]) if len(parts) > 2 else 0, "n": len(group)}
-    for measure in ("em", "answer_in_prediction"):
-        low, high = bootstrap_ci(group[measure].to_numpy(dtype=float), n_resamples=N_RESAMPLES, seed=SEED)
-        row.update({measure: group[measure].mean(), f"{measure}_low": low, f"{measure}_high": high})
-    rows.append(row)
-em = pd.DataFrame(rows)
+em = means_with_ci(em_runs, "setting", ["em", "answer_in_prediction"], N_RESAMPLES, SEED)
+parts = em["setting"].str.split(" · ")
+em.insert(1, "unit", parts.str[1].fillna("closed-book"))
+em.insert(2, "l", parts.str[2].str.split("=").str[1].fillna(0).astype(int))
 em.to_csv(RESULTS / "em_at_l.csv", index=False)
 display(em.round(3))
 fig = plot_bars(em_runs.assign(unit=em_runs["setting"].str.split(" · ").str[1].fillna("closed-book"),

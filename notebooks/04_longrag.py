@@ -63,9 +63,9 @@ from IPython.display import Markdown, display
 
 from grainlab.data import load_dataset, sample_dataset
 from grainlab.anchors import LONGRAG_NQ_READER_EM, LONGRAG_NQ_RECALL
-from grainlab.evaluation.significance import bootstrap_ci
 from grainlab.experiments import System, markdown_table, run_experiment
 from grainlab.experiments.experiment import rank
+from grainlab.experiments.tables import means_with_ci
 from grainlab.experiments.longrag import (
     document_corpus,
     grouped_corpus,
@@ -156,16 +156,12 @@ for unit, data in units.items():
     ranked[unit] = (data, rank(data, system, k=60)[0])
 reader_rows = long_reader_runs(ranked, reader, question_ids, budget)
 reader_rows.to_csv(RESULTS / "reader_runs.csv", index=False)
-em_rows = []
-for setting, group in reader_rows.groupby("setting", sort=False):
-    row = {"setting": setting, "n": len(group), "budget tokens": 0 if setting == "closed-book" else budget}
-    for measure in ("em", "answer_in_long", "context_has_answer"):
-        low, high = bootstrap_ci(group[measure].to_numpy(dtype=float), n_resamples=N_RESAMPLES, seed=SEED)
-        row.update({measure: group[measure].mean(), f"{measure}_low": low, f"{measure}_high": high})
-    row["extracted share"] = group["extracted"].mean()
-    row["mean prompt tokens"] = group["prompt_tokens"].mean()
-    em_rows.append(row)
-reader_table = pd.DataFrame(em_rows)
+reader_table = means_with_ci(reader_rows, "setting", ["em", "answer_in_long", "context_has_answer"],
+                             N_RESAMPLES, SEED)
+reader_table.insert(2, "budget tokens", [0 if s == "closed-book" else budget for s in reader_table["setting"]])
+by_setting = reader_rows.groupby("setting", sort=False)
+reader_table["extracted share"] = by_setting["extracted"].mean().to_numpy()
+reader_table["mean prompt tokens"] = by_setting["prompt_tokens"].mean().to_numpy()
 reader_table.to_csv(RESULTS / "reader_em.csv", index=False)
 display(reader_table.round(3))
 display(reader_rows[["setting", "long_answer", "short_answer", "answers", "em"]].head(8))

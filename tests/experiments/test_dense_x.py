@@ -52,3 +52,17 @@ def test_reader_runs_score_exact_match_and_answer_in_prediction():
     rows = reader_runs(data, Reader(), {"s": {"q1": [("Super_Bowl_50", "The game was in Santa Clara.")]}}, ["q1"])
     assert list(rows["setting"]) == ["s", "closed-book"]
     assert list(rows["em"]) == [1.0, 0.0] and list(rows["answer_in_prediction"]) == [1.0, 1.0]
+
+
+def test_means_with_ci_one_row_per_setting_in_first_seen_order():
+    import pandas as pd
+
+    from grainlab.evaluation.significance import bootstrap_ci
+    from grainlab.experiments.tables import means_with_ci
+
+    runs = pd.DataFrame({"setting": ["b", "a", "b", "a", "b"], "em": [1.0, 0.0, 0.0, 0.0, 1.0]})
+    table = means_with_ci(runs, "setting", ["em"], n_resamples=200, seed=0)
+    assert list(table.columns) == ["setting", "n", "em", "em_low", "em_high"]
+    assert list(table["setting"]) == ["b", "a"] and list(table["n"]) == [3, 2]
+    assert table.loc[0, "em"] == 2 / 3 and table.loc[1, ["em", "em_low", "em_high"]].tolist() == [0.0, 0.0, 0.0]
+    assert (table.loc[0, "em_low"], table.loc[0, "em_high"]) == bootstrap_ci([1.0, 0.0, 1.0], n_resamples=200, seed=0)

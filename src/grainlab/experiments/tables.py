@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from grainlab.chunking.base import get_chunker
-from grainlab.evaluation.significance import compare_to_baseline
+from grainlab.evaluation.significance import bootstrap_ci, compare_to_baseline
 from grainlab.spec import parse_spec
 
 
@@ -77,3 +77,18 @@ def markdown_table(table: pd.DataFrame, floatfmt: str = ".3f") -> str:
     rule = "|" + "|".join("---" for _ in table.columns) + "|"
     body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
     return "\n".join([header, rule, *body])
+
+
+def means_with_ci(runs: pd.DataFrame, by: str, measures: Sequence[str], n_resamples: int = 10_000,
+                  seed: int = 0) -> pd.DataFrame:
+    """One row per value of ``by`` (first-seen order): its number of rows ``n`` and, for each
+    measure, the mean with a 95% percentile bootstrap interval (``<measure>_low``/``_high``)."""
+    rows = []
+    for key, group in runs.groupby(by, sort=False):
+        row: dict[str, object] = {by: key, "n": len(group)}
+        for measure in measures:
+            values = group[measure].to_numpy(dtype=float)
+            low, high = bootstrap_ci(values, n_resamples=n_resamples, seed=seed)
+            row.update({measure: values.mean(), f"{measure}_low": low, f"{measure}_high": high})
+        rows.append(row)
+    return pd.DataFrame(rows)
