@@ -1,18 +1,25 @@
-"""A content-keyed, atomically written on-disk cache for expensive artefacts.
+"""A content-keyed, atomically written, checksummed on-disk cache for expensive artefacts.
 
 A key is the SHA-256 of a canonical JSON of everything the artefact depends on
-(dataset hash, chunker spec, model id and revision, code version). A changed input
-gives a new key, so a stale entry can never be read; entries are written to a
-temporary file and renamed into place, so a crash never leaves half an entry.
+(dataset hash, chunker spec, model id and revision, and a fingerprint of the source code
+that computes it: :func:`code_fingerprint`). A changed input gives a new key, so a stale
+entry can never be read; entries are written to a temporary file and renamed into place,
+so a crash never leaves half an entry. Each entry has a sidecar ``.sha256`` file holding
+the checksum (and shape) of its bytes: an entry that is truncated, empty, of the wrong
+shape or fails its checksum is reported once (:class:`CorruptCacheWarning`), deleted and
+recomputed — never reused.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import io
 import json
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -21,7 +28,42 @@ import numpy as np
 
 from grainlab import settings
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+PACKAGE_ROOT = Path(__file__).resolve().parent
+CHECKSUM_SUFFIX = ".sha256"
+
+
+class CorruptCacheWarning(UserWarning):
+    """A cache entry or stored result failed its integrity check and is being recomputed."""
+
+
+def report_corrupt(path: Path, reason: str) -> None:
+    """Say (once per entry: the entry is deleted afterwards) that ``path`` is being recomputed."""
+    warnings.warn(f"grainlab: cache entry {path} is unusable ({reason}); recomputing it", CorruptCacheWarning,
+                  stacklevel=3)
+
+
+@functools.cache
+def code_fingerprint(*modules: str) -> str:
+    """SHA-256 of the source files of grainlab modules or packages named relative to the
+    package (``"retrieval.bm25"``, ``"evaluation"``): the "code version" part of a key, so
+    any edit to the code that computes a value gives it a new key."""
+    digest = hashlib.sha256()
+    for module in sorted(set(modules)):
+        base = PACKAGE_ROOT.joinpath(*module.split("."))
+        files = sorted(base.rglob("*.py")) if base.is_dir() else [base.with_suffix(".py")]
+        if not files or not files[0].exists():
+            raise ValueError(f"code_fingerprint: no grainlab module {module!r} ({base})")
+        for path in files:
+            digest.update(path.relative_to(PACKAGE_ROOT).as_posix().encode())
+            digest.update(b"\x1f")
+            digest.update(path.read_bytes())
+            digest.update(b"\x1e")
+    return digest.hexdigest()[:16]
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def content_key(**parts: Any) -> str:
@@ -60,6 +102,49 @@ def atomic_write_text(path: Path, text: str) -> None:
     _atomic_write(path, lambda handle: handle.write(text), mode="w")
 
 
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename."""
+    _atomic_write(path, lambda handle: handle.write(data))
+
+
+def write_checksummed(path: Path, data: bytes, **meta: Any) -> None:
+    """Write ``data`` and then its sidecar checksum (with ``meta``, e.g. a shape), both atomically;
+    a crash between the two leaves an entry without a checksum, which reads as a miss."""
+    atomic_write_bytes(path, data)
+    sidecar = {"sha256": sha256_bytes(data), "bytes": len(data), **meta}
+    atomic_write_text(path.with_name(path.name + CHECKSUM_SUFFIX), json.dumps(sidecar))
+
+
+def read_checksummed(path: Path) -> tuple[bytes, dict[str, Any]] | None:
+    """The bytes of an entry written by :func:`write_checksummed` and its sidecar, or ``None`` when
+    there is no entry; an entry without a valid sidecar or whose bytes fail the checksum is
+    reported, deleted and read as ``None``."""
+    if not path.exists():
+        return None
+    sidecar = path.with_name(path.name + CHECKSUM_SUFFIX)
+    try:
+        meta = json.loads(sidecar.read_text("utf-8"))
+        data = path.read_bytes()
+    except (OSError, ValueError) as exc:
+        return _discard(path, f"no readable checksum ({type(exc).__name__})")
+    if not isinstance(meta, dict) or meta.get("sha256") != sha256_bytes(data):
+        return _discard(path, f"checksum mismatch ({len(data)} bytes, expected {meta.get('bytes')})"
+                        if isinstance(meta, dict) else "malformed checksum file")
+    return data, meta
+
+
+def _discard(path: Path, reason: str) -> None:
+    report_corrupt(path, reason)
+    discard_entry(path)
+    return None
+
+
+def discard_entry(path: Path) -> None:
+    """Remove an entry and its checksum sidecar."""
+    path.unlink(missing_ok=True)
+    path.with_name(path.name + CHECKSUM_SUFFIX).unlink(missing_ok=True)
+
+
 def atomic_write_dir(path: Path, write: Callable[[Path], None]) -> None:
     """Fill a temporary sibling folder with ``write(folder)``, then rename it to ``path``. A failed
     write leaves nothing behind; if another process renamed its copy into place first, theirs stays."""
@@ -77,6 +162,38 @@ def atomic_write_dir(path: Path, write: Callable[[Path], None]) -> None:
         raise
 
 
+DIR_CHECKSUMS = ".checksums.json"
+
+
+def write_dir_checksums(folder: Path) -> None:
+    """Record the SHA-256 of every file in ``folder`` (call it inside :func:`atomic_write_dir`)."""
+    folder = Path(folder)
+    sums = {p.relative_to(folder).as_posix(): sha256_bytes(p.read_bytes())
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != DIR_CHECKSUMS}
+    (folder / DIR_CHECKSUMS).write_text(json.dumps(sums))
+
+
+def verify_dir_checksums(folder: Path) -> bool:
+    """Whether every file recorded by :func:`write_dir_checksums` is present and intact; a folder
+    that fails is reported (and should then be discarded with :func:`discard_dir`)."""
+    folder = Path(folder)
+    try:
+        sums = json.loads((folder / DIR_CHECKSUMS).read_text("utf-8"))
+        bad = [name for name, digest in sums.items() if sha256_bytes((folder / name).read_bytes()) != digest]
+    except (OSError, ValueError, AttributeError) as exc:
+        report_corrupt(folder, f"no readable checksums ({type(exc).__name__})")
+        return False
+    if bad or not sums:
+        report_corrupt(folder, f"checksum mismatch in {bad or 'an empty folder'}")
+        return False
+    return True
+
+
+def discard_dir(folder: Path) -> None:
+    """Remove a cached folder (a no-op when absent)."""
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 class ArtifactCache:
     """Arrays and JSON documents stored under ``<root>/<kind>/<key[:2]>/<key>``."""
 
@@ -87,11 +204,26 @@ class ArtifactCache:
         return self.root / kind / key[:2] / f"{key}{suffix}"
 
     def load_array(self, kind: str, key: str) -> np.ndarray | None:
+        """The stored array, or ``None`` when absent or unusable (reported, deleted)."""
         path = self.path(kind, key, ".npy")
-        return np.load(path) if path.exists() else None
+        found = read_checksummed(path)
+        if found is None:
+            return None
+        data, meta = found
+        try:
+            array = np.load(io.BytesIO(data), allow_pickle=False)
+        except (ValueError, OSError, EOFError) as exc:
+            return _discard(path, f"not a numpy array ({exc})")
+        if list(array.shape) != meta.get("shape") or str(array.dtype) != meta.get("dtype"):
+            return _discard(path, f"shape {array.shape}/{array.dtype} is not the recorded "
+                                  f"{meta.get('shape')}/{meta.get('dtype')}")
+        return array
 
     def save_array(self, kind: str, key: str, array: np.ndarray) -> None:
-        _atomic_write(self.path(kind, key, ".npy"), lambda handle: np.save(handle, array))
+        buffer = io.BytesIO()
+        np.save(buffer, array, allow_pickle=False)
+        write_checksummed(self.path(kind, key, ".npy"), buffer.getvalue(), shape=list(array.shape),
+                          dtype=str(array.dtype))
 
     def array(self, kind: str, key: str, compute: Callable[[], np.ndarray]) -> np.ndarray:
         """Return the cached array for ``key`` or compute, store and return it."""
@@ -103,11 +235,18 @@ class ArtifactCache:
         return value
 
     def load_json(self, kind: str, key: str) -> Any | None:
+        """The stored JSON value, or ``None`` when absent or unusable (reported, deleted)."""
         path = self.path(kind, key, ".json")
-        return json.loads(path.read_text("utf-8")) if path.exists() else None
+        found = read_checksummed(path)
+        if found is None:
+            return None
+        try:
+            return json.loads(found[0].decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            return _discard(path, f"not JSON ({exc})")
 
     def save_json(self, kind: str, key: str, value: Any) -> None:
-        atomic_write_text(self.path(kind, key, ".json"), json.dumps(value))
+        write_checksummed(self.path(kind, key, ".json"), json.dumps(value).encode("utf-8"))
 
     def json(self, kind: str, key: str, compute: Callable[[], Any]) -> Any:
         """Return the cached JSON value for ``key`` or compute, store and return it."""

@@ -103,6 +103,5 @@ def test_a_different_model_copy_never_reuses_results(toy_mirror, tmp_path, cache
     again = run_experiment(data, [system], name="rev", results_dir=tmp_path, cache=cache, progress=False)
     assert again.manifest["systems"][system.name]["reused"] is True
     monkeypatch.setattr(identity, "model_revisions", lambda spec: {"x": "another-revision"} if "/" in spec else {})
-    monkeypatch.setattr("grainlab.experiments.experiment.model_revisions", identity.model_revisions)
     third = run_experiment(data, [system], name="rev", results_dir=tmp_path, cache=cache, progress=False)
     assert "reused" not in third.manifest["systems"][system.name]

@@ -65,4 +65,4 @@ def write_trec_run(run: Mapping[str, list[tuple[str, float]]], path: str, tag: s
     with open(path, "w", encoding="utf-8") as handle:
         for qid, ranking in run.items():
             for rank, (doc, score) in enumerate(ranking, start=1):
-                handle.write(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}\n")
+                handle.write(f"{qid} Q0 {doc} {rank} {float(score)!r} {tag}\n")

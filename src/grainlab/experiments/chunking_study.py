@@ -17,7 +17,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, atomic_write_text, content_key
+from grainlab.cache import ArtifactCache, atomic_write_text
 from grainlab.chunking.base import Chunk, get_chunker
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.sentences import sentence_spans
@@ -37,12 +37,11 @@ from grainlab.evaluation.spans import (
 )
 from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.experiments.experiment import chunk_and_index
-from grainlab.experiments.identity import model_revisions
+from grainlab.experiments.identity import results_key
 from grainlab.experiments.store import slug, stored_table
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.spec import format_spec, parse_spec
 
-STUDY_CODE_VERSION = "chunking-study-1"
 SPAN_TOKENIZER = "cl100k_base"
 
 
@@ -215,9 +214,8 @@ def run_chunking_study(dataset: Dataset, systems: Sequence[ChunkingSystem], name
     token_starts = _document_tokens(dataset)
     frames, infos = [], []
     for system in tqdm(systems, desc=f"{name}: systems"):
-        key = content_key(dataset=fingerprint, system=[system.chunker, system.retriever, system.parents],
-                          ks=list(ks), code=STUDY_CODE_VERSION,
-                          models={**model_revisions(system.retriever), **model_revisions(system.chunker)})
+        key = results_key(fingerprint, system.chunker, system.retriever, code=("experiments.chunking_study",),
+                          parents=system.parents, ks=list(ks))
 
         def compute(system: ChunkingSystem = system) -> tuple[pd.DataFrame, dict[str, Any]]:
             return run_chunking_system(dataset, system, ks, cache, token_starts, gold, fingerprint)

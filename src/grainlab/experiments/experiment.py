@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, atomic_write_text, content_key
+from grainlab.cache import ArtifactCache, atomic_write_text
 from grainlab.chunking.base import Chunk, Chunker, get_chunker
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
@@ -26,14 +26,13 @@ from grainlab.evaluation.answers import answer_recall
 from grainlab.evaluation.measures import evaluate_run, parse_measures
 from grainlab.evaluation.significance import compare_to_baseline
 from grainlab.experiments.chunk_cache import chunk_corpus
-from grainlab.experiments.identity import model_revisions
+from grainlab.experiments.identity import results_key
 from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.store import slug, stored_table
 from grainlab.experiments.systems import System
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.retrieval import Retriever, get_retriever
 
-EXPERIMENT_CODE_VERSION = "experiment-1"
 ANSWER_TOKENIZER = "cl100k_base"  # counts the tokens of retrieved documents
 KEYS = ["dataset", "system", "retriever", "chunker", "aggregate"]
 
@@ -143,9 +142,8 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], name: str,
                             baseline=baseline, seed=seed, systems=[s.name for s in systems])
     frames = []
     for system in tqdm(systems, desc=f"{name}: systems", disable=not progress):
-        key = content_key(dataset=fingerprint, system=system.name, measures=list(measures),
-                          answer_ks=list(answer_ks), depth=depth, code=EXPERIMENT_CODE_VERSION,
-                          models={**model_revisions(system.retriever), **model_revisions(system.chunker)})
+        key = results_key(fingerprint, system.chunker, system.retriever, system=system.name,
+                          measures=list(measures), answer_ks=list(answer_ks), depth=depth)
         readable = f"{slug(system.retriever)[:48]}__{slug(system.chunker)[:64]}"
 
         def compute(system: System = system) -> tuple[pd.DataFrame, dict[str, Any]]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from grainlab.cache import code_fingerprint, content_key
+from grainlab.chunking.base import get_chunker
 from grainlab.models.resolve import resolve_model
 from grainlab.spec import parse_spec
 
@@ -19,3 +21,19 @@ def model_revisions(spec: str) -> dict[str, str]:
             resolved = resolve_model(value)
             out[value] = f"{resolved.source}:{resolved.revision}"
     return out
+
+
+ENGINE_CODE = ("evaluation", "retrieval", "chunking", "models", "readers", "data.types", "cache",
+               "experiments.experiment", "experiments.chunk_cache", "experiments.systems",
+               "experiments.store", "experiments.identity")
+
+
+def results_key(dataset_fingerprint: str, chunker: str, retriever: str, *, code: tuple[str, ...] = (),
+                **parts: object) -> str:
+    """The content key of one system's stored per-query table: the dataset's fingerprint, the
+    chunker's spec **and version**, the retriever's spec, the revisions of every model either
+    names, the source of the code that computes the table (``ENGINE_CODE`` plus ``code``) and
+    the run's ``parts`` (measures, cutoffs, ...). Changing any of them recomputes the table."""
+    return content_key(dataset=dataset_fingerprint, chunker=chunker, chunker_version=get_chunker(chunker).version_string,
+                       retriever=retriever, models={**model_revisions(retriever), **model_revisions(chunker)},
+                       code=code_fingerprint(*ENGINE_CODE, *code), **parts)

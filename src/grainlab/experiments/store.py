@@ -1,7 +1,8 @@
-"""Per-system result files keyed by content: written once, found again on a rerun."""
+"""Per-system result files keyed by content: written once, found again on a rerun, checked on reading."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Callable
@@ -10,7 +11,9 @@ from typing import Any
 
 import pandas as pd
 
-from grainlab.cache import atomic_write_text
+from grainlab.cache import atomic_write_text, report_corrupt, sha256_bytes
+
+TABLE_COLUMNS = ("qid", "measure", "value")  # every per-query table has at least these
 
 
 def slug(text: str) -> str:
@@ -20,14 +23,44 @@ def slug(text: str) -> str:
 def stored_table(folder: Path, key: str, readable: str,
                  compute: Callable[[], tuple[pd.DataFrame, dict[str, Any]]]) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The table and info saved under ``folder`` for ``key``, else ``compute()``'s, saved at once
-    (atomically) so a crash later in the run loses nothing already finished."""
+    (atomically) so a crash later in the run loses nothing already finished.
+
+    The info file records the table's checksum, row count and columns; a stored table that is
+    truncated, empty, of another shape or fails its checksum is reported and recomputed."""
     folder.mkdir(parents=True, exist_ok=True)
     found = sorted(folder.glob(f"*-{key[:12]}.csv"))
     path = found[0] if found else folder / f"{readable}-{key[:12]}.csv"
     info_path = path.with_suffix(".json")
-    if path.exists() and info_path.exists():
-        return pd.read_csv(path, dtype={"qid": str}), {**json.loads(info_path.read_text()), "reused": True}
+    if path.exists():
+        loaded = _load_checked(path, info_path)
+        if loaded is not None:
+            return loaded
     table, info = compute()
-    atomic_write_text(path, table.to_csv(index=False))
-    atomic_write_text(info_path, json.dumps(info, indent=1, default=str))
+    text = table.to_csv(index=False)
+    integrity = {"sha256": sha256_bytes(text.encode("utf-8")), "n_rows": len(table), "columns": list(table.columns)}
+    atomic_write_text(path, text)
+    atomic_write_text(info_path, json.dumps({**info, "integrity": integrity}, indent=1, default=str))
     return table, info
+
+
+def _load_checked(path: Path, info_path: Path) -> tuple[pd.DataFrame, dict[str, Any]] | None:
+    try:
+        info = json.loads(info_path.read_text("utf-8"))
+        data = path.read_bytes()
+        expected = info.pop("integrity")
+    except (OSError, ValueError, KeyError, AttributeError) as exc:
+        return _reject(path, info_path, f"no readable integrity record ({type(exc).__name__})")
+    if sha256_bytes(data) != expected.get("sha256"):
+        return _reject(path, info_path, "checksum mismatch (truncated or edited)")
+    table = pd.read_csv(io.BytesIO(data), dtype={"qid": str})
+    if len(table) != expected.get("n_rows") or list(table.columns) != expected.get("columns") \
+            or not set(TABLE_COLUMNS) <= set(table.columns):
+        return _reject(path, info_path, f"shape {table.shape} is not the recorded {expected.get('n_rows')} rows")
+    return table, {**info, "reused": True}
+
+
+def _reject(path: Path, info_path: Path, reason: str) -> None:
+    report_corrupt(path, reason)
+    path.unlink(missing_ok=True)
+    info_path.unlink(missing_ok=True)
+    return None

@@ -9,9 +9,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from grainlab import settings
+from grainlab.cache import code_fingerprint
 from grainlab.models.resolve import resolve_model
 
-CROSS_ENCODER_CODE_VERSION = "cross-encoder-1"
+CROSS_ENCODER_CODE_VERSION = code_fingerprint("models.cross_encoders")
 
 
 class CrossEncoder:

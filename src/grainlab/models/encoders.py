@@ -15,11 +15,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, content_key, hash_texts
+from grainlab.cache import ArtifactCache, code_fingerprint, content_key, hash_texts
 from grainlab.errors import ConfigError
 from grainlab.models.resolve import ResolvedModel, resolve_model
 
-ENCODER_CODE_VERSION = "encoders-1"
+ENCODER_CODE_VERSION = code_fingerprint("models.encoders")
 
 
 @dataclass(frozen=True)

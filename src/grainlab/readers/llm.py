@@ -17,11 +17,11 @@ from pathlib import Path
 from tqdm.auto import tqdm
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, atomic_write_dir, content_key
+from grainlab.cache import ArtifactCache, atomic_write_dir, code_fingerprint, content_key
 from grainlab.errors import ConfigError
 from grainlab.models.resolve import ResolvedModel, resolve_model
 
-READER_CODE_VERSION = "reader-1"
+READER_CODE_VERSION = code_fingerprint("readers.llm")
 
 
 def hf_folder(resolved: ResolvedModel) -> Path:

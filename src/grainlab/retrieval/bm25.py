@@ -8,12 +8,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from grainlab.cache import ArtifactCache, atomic_write_dir, content_key, hash_texts
+from grainlab.cache import (
+    ArtifactCache,
+    atomic_write_dir,
+    code_fingerprint,
+    content_key,
+    discard_dir,
+    hash_texts,
+    verify_dir_checksums,
+    write_dir_checksums,
+)
 from grainlab.chunking.base import Chunk
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
 
-BM25_CODE_VERSION = "bm25-1"
+BM25_CODE_VERSION = code_fingerprint("retrieval.bm25")
 
 
 @functools.lru_cache(maxsize=2)
@@ -55,15 +64,16 @@ class BM25Retriever(Retriever):
                           k1=self.k1, b=self.b, method=self.method, stemmer=self.stemmer,
                           stopwords=self.stopwords, code=BM25_CODE_VERSION, bm25s=bm25s.__version__)
         folder = (self.cache or ArtifactCache()).path("bm25", key, "")
-        if folder.exists():
+        if folder.exists() and verify_dir_checksums(folder):
             self._model = bm25s.BM25.load(str(folder))
             return self
+        discard_dir(folder)
         self._model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
         tokens = bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
                                 show_progress=False)
         self._model.index(tokens, show_progress=False)
         try:
-            atomic_write_dir(folder, lambda tmp: self._model.save(str(tmp)))
+            atomic_write_dir(folder, lambda tmp: (self._model.save(str(tmp)), write_dir_checksums(tmp)))
         except OSError:
             pass  # an index that cannot be cached is still usable in memory
         return self

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from tqdm.auto import tqdm
 
-from grainlab.cache import ArtifactCache, content_key, hash_texts
+from grainlab.cache import ArtifactCache, code_fingerprint, content_key, hash_texts
 from grainlab.chunking.base import Chunk
 from grainlab.data.types import Document
 from grainlab.errors import ConfigError
@@ -24,7 +24,7 @@ from grainlab.models.encoders import Encoder, cached_encode, max_positions
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
 
-LATE_CODE_VERSION = "late-1"
+LATE_CODE_VERSION = code_fingerprint("retrieval.late", "models.encoders")
 
 # The token states of the last corpus encoded, shared by every late-chunking variant over it
 # (boundary strategies and chunk sizes only change the pooling). One entry, kept in memory.

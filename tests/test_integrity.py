@@ -1,0 +1,161 @@
+"""Result integrity: keys cover everything a value depends on, corrupt entries are recomputed,
+run files round-trip exactly (regression tests for the defects in issue 13)."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+
+from grainlab import cache as cache_module
+from grainlab.cache import ArtifactCache, CorruptCacheWarning, code_fingerprint
+from grainlab.chunking.fixed import FixedTokenChunker
+from grainlab.data import load_dataset
+from grainlab.evaluation import evaluate_run, read_trec_run, write_trec_run
+from grainlab.experiments import System, run_experiment
+from grainlab.experiments import identity
+from grainlab.experiments.chunk_cache import chunk_corpus
+from grainlab.retrieval import get_retriever
+
+SYSTEM = System("bm25", "fixed_tokens(size=8,overlap=0)", "max")
+
+
+def _run(data, tmp_path, cache, name="keys"):
+    return run_experiment(data, [SYSTEM], name=name, results_dir=tmp_path / "results", cache=cache, progress=False)
+
+
+def test_a_new_chunker_version_recomputes_results_and_the_manifest_shows_it(toy_mirror, tmp_path, cache, monkeypatch):
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    first = _run(data, tmp_path, cache)
+    assert _run(data, tmp_path, cache).manifest["systems"][SYSTEM.name]["reused"] is True
+    monkeypatch.setattr(FixedTokenChunker, "version", "999")
+    again = _run(data, tmp_path, cache)
+    info = again.manifest["systems"][SYSTEM.name]
+    assert "reused" not in info and info["chunker_version"] == "fixed_tokens/999"
+    assert first.manifest["systems"][SYSTEM.name]["chunker_version"] != info["chunker_version"]
+
+
+def test_edited_code_recomputes_results(toy_mirror, tmp_path, cache, monkeypatch):
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    _run(data, tmp_path, cache)
+    real = identity.code_fingerprint
+    monkeypatch.setattr(identity, "code_fingerprint", lambda *m: real(*m) + "-edited")
+    assert "reused" not in _run(data, tmp_path, cache).manifest["systems"][SYSTEM.name]
+
+
+def test_each_key_part_changes_the_results_key():
+    base = dict(dataset_fingerprint="d", chunker=SYSTEM.chunker, retriever="bm25")
+    key = identity.results_key(**base, measures=["nDCG@10"])
+    assert identity.results_key(**{**base, "dataset_fingerprint": "e"}, measures=["nDCG@10"]) != key
+    assert identity.results_key(**{**base, "chunker": "fixed_tokens(size=9,overlap=0)"}, measures=["nDCG@10"]) != key
+    assert identity.results_key(**{**base, "retriever": "bm25(k1=1.2)"}, measures=["nDCG@10"]) != key
+    assert identity.results_key(**base, measures=["R@100"]) != key
+    assert identity.results_key(**base, code=("experiments.chunking_study",), measures=["nDCG@10"]) != key
+
+
+def test_code_fingerprint_follows_every_source_file(tmp_path, monkeypatch):
+    copy = tmp_path / "grainlab"
+    shutil.copytree(cache_module.PACKAGE_ROOT, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cache_module, "PACKAGE_ROOT", copy)
+    code_fingerprint.cache_clear()
+    try:
+        before = code_fingerprint("evaluation", "retrieval.bm25")
+        answers = copy / "evaluation" / "answers.py"
+        answers.write_text(answers.read_text() + "\n# answer_recall now returns 0\n")
+        code_fingerprint.cache_clear()
+        assert code_fingerprint("evaluation", "retrieval.bm25") != before
+        assert code_fingerprint("retrieval.bm25") == code_fingerprint("retrieval.bm25")
+        with pytest.raises(ValueError, match="no grainlab module"):
+            code_fingerprint("no.such.module")
+    finally:
+        code_fingerprint.cache_clear()
+
+
+def test_a_truncated_stored_table_is_recomputed_not_reused(toy_mirror, tmp_path, cache):
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    full = _run(data, tmp_path, cache)
+    [stored] = (tmp_path / "results" / "keys" / "per_query").glob("*.csv")
+    stored.write_text("\n".join(stored.read_text().splitlines()[:3]) + "\n")
+    with pytest.warns(CorruptCacheWarning, match="checksum mismatch"):
+        again = _run(data, tmp_path, cache)
+    assert "reused" not in again.manifest["systems"][SYSTEM.name]
+    assert len(again.per_query) == len(full.per_query)
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "no_checksum"])
+def test_a_damaged_array_is_a_miss(tmp_path, damage):
+    cache = ArtifactCache(tmp_path)
+    good = np.arange(12, dtype=np.float32).reshape(3, 4)
+    cache.save_array("emb", "k" * 64, good)
+    path = cache.path("emb", "k" * 64, ".npy")
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[:-8])
+    elif damage == "garbage":
+        path.write_bytes(data[:-16] + np.full(4, 9e9, dtype=np.float32).tobytes())
+    elif damage == "empty":
+        path.write_bytes(b"")
+    else:
+        path.with_name(path.name + ".sha256").unlink()
+    with pytest.warns(CorruptCacheWarning):
+        assert cache.load_array("emb", "k" * 64) is None
+    assert not path.exists()
+    assert np.array_equal(cache.array("emb", "k" * 64, lambda: good), good)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.array_equal(cache.load_array("emb", "k" * 64), good)  # reported once, then healthy
+
+
+def test_a_damaged_json_entry_is_a_miss(tmp_path):
+    cache = ArtifactCache(tmp_path)
+    cache.save_json("generations", "g" * 64, {"text": "Paris"})
+    path = cache.path("generations", "g" * 64, ".json")
+    path.write_text('{"text": "Lyon"}')
+    with pytest.warns(CorruptCacheWarning):
+        assert cache.json("generations", "g" * 64, lambda: {"text": "Paris"}) == {"text": "Paris"}
+
+
+def test_chunk_offsets_that_do_not_fit_the_corpus_are_recomputed(toy_mirror, cache):
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    chunker = FixedTokenChunker(size=8, overlap=0)
+    chunks = chunk_corpus(data, chunker, cache)
+    from grainlab.experiments.chunk_cache import chunks_key
+
+    key = chunks_key(data, chunker)
+    rows = cache.load_json("chunks", key)
+    rows[0][3] = 10**6  # an end offset past the document: written with a valid checksum
+    cache.save_json("chunks", key, rows)
+    with pytest.warns(CorruptCacheWarning, match="does not fit"):
+        assert chunk_corpus(data, chunker, cache) == chunks
+
+
+def test_a_damaged_bm25_index_is_rebuilt(toy_mirror, cache):
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    units = chunk_corpus(data, FixedTokenChunker(size=8, overlap=0), cache)
+    expected = get_retriever("bm25", cache=cache).index(units).search(data.queries, k=5)
+    [folder] = [p for p in (cache.root / "bm25").glob("*/*") if p.is_dir()]
+    victim = next(p for p in sorted(folder.iterdir()) if p.suffix == ".npy" or p.suffix == ".json"
+                  and p.name != ".checksums.json")
+    victim.write_bytes(victim.read_bytes()[:5])
+    with pytest.warns(CorruptCacheWarning):
+        assert get_retriever("bm25", cache=cache).index(units).search(data.queries, k=5) == expected
+
+
+def test_trec_run_round_trips_every_measure(tmp_path):
+    rng = np.random.default_rng(0)
+    docs = [f"d{i}" for i in range(40)]
+    qrels = {f"q{q}": {d: int(rng.integers(0, 3)) for d in rng.choice(docs, 8, replace=False)} for q in range(20)}
+    base = np.float32(0.5)
+    run = {}
+    for q in qrels:  # scores that differ only below 1e-6, in float32 as the dense retrievers return them
+        scores = base + np.arange(len(docs), dtype=np.float32)[::-1] * np.float32(6e-8)
+        order = rng.permutation(len(docs))
+        run[q] = sorted(((docs[i], scores[j]) for j, i in enumerate(order)), key=lambda x: -x[1])
+    path = tmp_path / "run.trec"
+    write_trec_run(run, str(path))
+    back = read_trec_run(str(path))
+    assert {q: [(d, float(s)) for d, s in r] for q, r in run.items()} == back
+    measures = ["nDCG@10", "R@5", "P@3", "AP", "RR", "nDCG@3"]
+    assert evaluate_run(back, qrels, measures).equals(evaluate_run(run, qrels, measures))
