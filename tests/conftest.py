@@ -21,6 +21,23 @@ def mirror_path() -> Path | None:
 
 
 @pytest.fixture(scope="session")
+def session_cache_dir(tmp_path_factory) -> Path:
+    """One model/embedding cache for the whole test session: empty at the start (as on a fresh
+    machine), unless ``$GRAINLAB_TEST_CACHE`` names a folder to keep between sessions."""
+    kept = os.environ.get("GRAINLAB_TEST_CACHE")
+    return Path(kept) if kept else tmp_path_factory.mktemp("grainlab-cache")
+
+
+@pytest.fixture(autouse=True)
+def isolated_outputs(session_cache_dir: Path, tmp_path_factory, monkeypatch) -> None:
+    """No test writes into the repository's ``results/``/``figures/`` or the user's cache."""
+    out = tmp_path_factory.mktemp("out")
+    monkeypatch.setenv("GRAINLAB_CACHE", str(session_cache_dir))
+    monkeypatch.setenv("GRAINLAB_RESULTS", str(out / "results"))
+    monkeypatch.setenv("GRAINLAB_FIGURES", str(out / "figures"))
+
+
+@pytest.fixture(scope="session")
 def mirror() -> Path:
     path = mirror_path()
     if path is None:

@@ -21,3 +21,7 @@ class ModelNotAvailable(GrainlabError):
 
 class ConfigError(GrainlabError):
     """A configuration string or parameter is invalid."""
+
+
+class NotebookFailed(GrainlabError):
+    """A notebook raised while papermill ran it; the message names the cell and the error."""

@@ -8,11 +8,9 @@ import pandas as pd
 
 
 def figures_dir(path: str | Path | None = None) -> Path:
-    from grainlab.settings import project_root
+    from grainlab import settings
 
-    folder = Path(path) if path else project_root() / "figures"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+    return settings.figures_dir(path)
 
 
 def save_figure(fig, name: str, folder: str | Path | None = None) -> list[Path]:

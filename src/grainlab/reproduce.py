@@ -10,7 +10,7 @@ from pathlib import Path
 
 from grainlab import settings
 from grainlab.cache import atomic_write_text
-from grainlab.errors import ConfigError
+from grainlab.errors import ConfigError, NotebookFailed
 from grainlab.settings import project_root
 
 NOTEBOOKS: dict[str, str] = {
@@ -42,10 +42,12 @@ def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
     if mirror:
         os.environ[settings.MIRROR_ENV] = mirror
     root = project_root()
-    results = root / "results" / name / profile
+    results = settings.results_dir() / name / profile
     results.mkdir(parents=True, exist_ok=True)
     quick = profile == "quick"
-    return NotebookSetup(quick, root, results, root / "figures" / ("quick" if quick else ""))
+    figures = settings.figures_dir() / ("quick" if quick else "")
+    figures.mkdir(parents=True, exist_ok=True)
+    return NotebookSetup(quick, root, results, figures)
 
 
 def notebook_paths(name: str, root: Path) -> tuple[Path, Path]:
@@ -79,33 +81,85 @@ def parse_parameters(items: list[str] | None) -> dict[str, object]:
     return out
 
 
+def notebook_parameters(py_path: Path) -> dict[str, object]:
+    """The names and literal defaults of a notebook's ``parameters`` cell."""
+    import ast
+
+    import jupytext
+
+    cells = [c for c in jupytext.read(py_path).cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ConfigError(f"{py_path} must have exactly one cell tagged 'parameters', found {len(cells)}")
+    out: dict[str, object] = {}
+    for node in ast.parse(cells[0].source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            out[node.targets[0].id] = ast.literal_eval(node.value)
+    return out
+
+
+def check_parameters(name: str, py_path: Path, parameters: dict[str, object]) -> None:
+    """Reject ``-p`` names the notebook does not define, and ``PROFILE`` (chosen with ``--profile``,
+    so a run is never recorded under the wrong profile)."""
+    if "PROFILE" in parameters:
+        raise ConfigError("PROFILE is set with --profile, not -p (a -p PROFILE would run one profile and "
+                          "record it as the other)")
+    known = notebook_parameters(py_path)
+    unknown = sorted(set(parameters) - set(known))
+    if unknown:
+        raise ConfigError(f"notebook {name} has no parameter(s) {unknown}; its parameters cell defines "
+                          f"{', '.join(known)}")
+
+
 def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str | None = None,
               root: Path | None = None, parameters: dict[str, object] | None = None) -> Path:
     """Execute notebooks with ``PROFILE`` (and any ``parameters``) injected; write executed copies
-    and the profile's summary."""
+    and the profile's summary.
+
+    Every parameter is checked against every chosen notebook before anything runs. An executed
+    notebook, its ``runtime.json`` and the summary are replaced only when the notebook finished:
+    an interrupted or failed run leaves the last complete ones in place (a failed run's copy is
+    kept beside them as ``<notebook>.<profile>.failed.ipynb``)."""
     import papermill
 
     if profile not in PROFILES:
         raise ConfigError(f"profile must be one of {PROFILES}, got {profile!r}")
     root = root or project_root()
     names = only or list(NOTEBOOKS)
+    parameters = parameters or {}
+    for name in names:
+        check_parameters(name, notebook_paths(name, root)[0], parameters)
     if mirror:
         os.environ[settings.MIRROR_ENV] = str(Path(mirror).resolve())
-    executed = root / "results" / "executed"
+    results = settings.results_dir()
+    executed = results / "executed"
     executed.mkdir(parents=True, exist_ok=True)
     for name in names:
         py_path, ipynb_path = notebook_paths(name, root)
         if not ipynb_path.exists():
             build_notebook(py_path, ipynb_path)
+        target = executed / f"{NOTEBOOKS[name]}.{profile}.ipynb"
+        partial = executed / f".{target.name}.partial"
         tick = time.perf_counter()
-        papermill.execute_notebook(
-            str(ipynb_path), str(executed / f"{NOTEBOOKS[name]}.{profile}.ipynb"),
-            parameters={"PROFILE": profile, **(parameters or {})}, cwd=str(root / "notebooks"),
-            kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"), progress_bar=False)
+        try:
+            papermill.execute_notebook(
+                str(ipynb_path), str(partial), parameters={"PROFILE": profile, **parameters},
+                cwd=str(root / "notebooks"), kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"),
+                progress_bar=False)
+        except papermill.PapermillExecutionError as exc:
+            failed = target.with_suffix(".failed.ipynb")
+            if partial.exists():
+                os.replace(partial, failed)
+            raise NotebookFailed(f"notebook {NOTEBOOKS[name]} ({profile}) failed in cell {exc.exec_count}: "
+                                 f"{exc.ename}: {exc.evalue}\n  executed copy with the traceback: {failed}\n"
+                                 f"  the last complete run ({target.name}, runtime.json) is unchanged") from None
+        except BaseException:  # interrupted: the last complete copy stays
+            partial.unlink(missing_ok=True)
+            raise
+        os.replace(partial, target)
         seconds = time.perf_counter() - tick
         run_info = {"notebook": NOTEBOOKS[name], "profile": profile, "seconds": round(seconds, 1),
-                    "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        atomic_write_text(root / "results" / name / profile / "runtime.json", json.dumps(run_info))
+                    "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "parameters": parameters}
+        atomic_write_text(results / name / profile / "runtime.json", json.dumps(run_info))
     return write_summary(root, profile)
 
 
@@ -116,13 +170,13 @@ def write_summary(root: Path, profile: str) -> Path:
              "", "| notebook | run time (s) | finished |", "|---|---|---|"]
     sections = []
     for name, stem in NOTEBOOKS.items():
-        folder = root / "results" / name / profile
+        folder = settings.results_dir() / name / profile
         if (folder / "runtime.json").exists():
             info = json.loads((folder / "runtime.json").read_text())
             lines.append(f"| {stem} | {info['seconds']:.0f} | {info['finished']} |")
         if (folder / "paper_vs_ours.md").exists():
             sections += ["", f"## {name} ({stem})", "", (folder / "paper_vs_ours.md").read_text().strip()]
     lines += sections
-    path = root / "results" / ("summary.md" if profile == "full" else f"summary-{profile}.md")
+    path = settings.results_dir() / ("summary.md" if profile == "full" else f"summary-{profile}.md")
     atomic_write_text(path, "\n".join(lines) + "\n")
     return path

@@ -8,6 +8,7 @@ from pathlib import Path
 MIRROR_ENV = "GRAINLAB_MIRROR"
 CACHE_ENV = "GRAINLAB_CACHE"
 RESULTS_ENV = "GRAINLAB_RESULTS"
+FIGURES_ENV = "GRAINLAB_FIGURES"
 DEVICE_ENV = "GRAINLAB_DEVICE"
 
 
@@ -46,6 +47,14 @@ def project_root(start: Path | None = None) -> Path:
 def results_dir(override: str | os.PathLike | None = None) -> Path:
     """Where tidy result tables are written (the project's ``results/`` by default)."""
     value = override or os.environ.get(RESULTS_ENV) or project_root() / "results"
+    path = Path(value).expanduser()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def figures_dir(override: str | os.PathLike | None = None) -> Path:
+    """Where figures are saved (the project's ``figures/`` by default, ``$GRAINLAB_FIGURES``)."""
+    value = override or os.environ.get(FIGURES_ENV) or project_root() / "figures"
     path = Path(value).expanduser()
     path.mkdir(parents=True, exist_ok=True)
     return path
