@@ -32,6 +32,12 @@ def session_cache_dir(tmp_path_factory) -> Path:
 def isolated_outputs(session_cache_dir: Path, tmp_path_factory, monkeypatch) -> None:
     """No test writes into the repository's ``results/``/``figures/`` or the user's cache."""
     out = tmp_path_factory.mktemp("out")
+    for name in ("GRAINLAB_MIRROR", "GRAINLAB_DEVICE", "GRAINLAB_VERIFY_RELEASES"):  # restored after each test
+        if name in os.environ:
+            monkeypatch.setenv(name, os.environ[name])
+        else:  # set, then delete: monkeypatch records that it was absent
+            monkeypatch.setenv(name, "")
+            monkeypatch.delenv(name)
     monkeypatch.setenv("GRAINLAB_CACHE", str(session_cache_dir))
     monkeypatch.setenv("GRAINLAB_RESULTS", str(out / "results"))
     monkeypatch.setenv("GRAINLAB_FIGURES", str(out / "figures"))
@@ -79,8 +85,10 @@ TOY_QRELS = [("q1", "d1", 1), ("q2", "d3", 1), ("q3", "d5", 1), ("q3", "d1", 0)]
 
 
 @pytest.fixture
-def toy_mirror(tmp_path: Path) -> Path:
-    """A mirror folder holding a tiny BEIR 'scifact' with the real layout."""
+def toy_mirror(tmp_path: Path, monkeypatch) -> Path:
+    """A mirror folder holding a tiny BEIR 'scifact' with the real layout (not the real release,
+    so release verification is off while it is used)."""
+    monkeypatch.setenv("GRAINLAB_VERIFY_RELEASES", "0")
     root = tmp_path / "mirror"
     write_beir(root / "beir_scifact", TOY_CORPUS, TOY_QUERIES, TOY_QRELS)
     return root

@@ -13,7 +13,7 @@ def test_chunk_reads_beir_from_stdin(monkeypatch, capsys):
     import io
 
     lines = "".join(json.dumps({"_id": d, "title": t, "text": x}) + "\n" for d, (t, x) in TOY_CORPUS.items())
-    monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lines.encode())))
     assert main(["chunk", "fixed_tokens(size=4,overlap=1)"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {"id", "doc_id", "start", "end", "text", "n_tokens"} <= set(records[0])
@@ -26,7 +26,7 @@ def test_chunk_reads_beir_from_stdin(monkeypatch, capsys):
 def test_chunk_with_hf_tokenizer(monkeypatch, capsys):
     import io
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps({"_id": "x", "text": "one two three " * 20})))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(json.dumps({"_id": "x", "text": "one two three " * 20}).encode())))
     assert main(["chunk", "fixed_tokens(size=8,overlap=0)", "--tokenizer",
                  "sentence-transformers/all-MiniLM-L6-v2", "--field", "text"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]

@@ -14,8 +14,7 @@ from grainlab.cache import ArtifactCache, CorruptCacheWarning, code_fingerprint
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.data import load_dataset
 from grainlab.evaluation import evaluate_run, read_trec_run, write_trec_run
-from grainlab.experiments import System, run_experiment
-from grainlab.experiments import identity
+from grainlab.experiments import System, identity, run_experiment
 from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.retrieval import get_retriever
 

@@ -6,8 +6,8 @@ import os
 import jupytext
 import pytest
 
-from grainlab.reproduce import NOTEBOOKS, notebook_paths, reproduce
 from grainlab import settings
+from grainlab.reproduce import NOTEBOOKS, notebook_paths, reproduce
 from grainlab.settings import project_root
 
 ROOT = project_root()

@@ -28,20 +28,48 @@ def cmd_datasets(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_chunk(args: argparse.Namespace) -> int:
-    from grainlab.chunking import get_chunker
-    from grainlab.data import Document, document_text
+def read_corpus_lines(stream, name: str = "stdin"):
+    """``(line number, _id, title, text)`` of a BEIR ``corpus.jsonl`` stream (bytes), validated:
+    undecodable bytes, lone surrogates, non-string fields and repeated ids are errors naming the line."""
     from grainlab.errors import MalformedData
 
-    chunker = get_chunker(args.spec, tokenizer=args.tokenizer)
-    for number, line in enumerate(sys.stdin, start=1):
+    seen: dict[str, int] = {}
+    offset = 0
+    for number, raw in enumerate(stream, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedData(f"{name}:{number}: not UTF-8 (byte offset {offset + exc.start} of the input)") from None
+        offset += len(raw)
         if not line.strip():
             continue
         try:
             record = json.loads(line)
-            doc_id, title, text = str(record["_id"]), record.get("title", ""), record["text"]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise MalformedData(f"stdin:{number}: expected a BEIR corpus line with _id and text ({exc})") from exc
+        except json.JSONDecodeError as exc:
+            raise MalformedData(f"{name}:{number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(record, dict) or "_id" not in record or "text" not in record:
+            raise MalformedData(f"{name}:{number}: expected a BEIR corpus line with _id and text")
+        doc_id, title, text = record["_id"], record.get("title") or "", record["text"]
+        for field, value in (("_id", doc_id), ("title", title), ("text", text)):
+            if not isinstance(value, str):
+                raise MalformedData(f"{name}:{number}: {field} must be a string, got {type(value).__name__} {value!r:.40}")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise MalformedData(f"{name}:{number}: {field} holds a lone surrogate (an unpaired \\ud8xx escape); "
+                                    f"fix the producer's encoding") from None
+        if doc_id in seen:
+            raise MalformedData(f"{name}:{number}: _id {doc_id!r} repeats line {seen[doc_id]}; ids must be unique")
+        seen[doc_id] = number
+        yield number, doc_id, title, text
+
+
+def cmd_chunk(args: argparse.Namespace) -> int:
+    from grainlab.chunking import get_chunker
+    from grainlab.data import Document, document_text
+
+    chunker = get_chunker(args.spec, tokenizer=args.tokenizer)
+    for _, doc_id, title, text in read_corpus_lines(sys.stdin.buffer):
         body = text if args.field == "text" else document_text(title, text)
         for chunk in chunker.chunk(Document(doc_id, body, title)):
             sys.stdout.write(json.dumps(chunk.to_record(), ensure_ascii=False) + "\n")
@@ -51,9 +79,19 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from grainlab.data import load_dataset
     from grainlab.evaluation import evaluate_run, read_trec_run
+    from grainlab.data import get_spec
+    from grainlab.evaluation.measures import parse_measures, run_overlap
 
-    dataset = load_dataset(args.dataset, mirror=args.mirror, split=args.split)
+    get_spec(args.dataset)
+    parse_measures(args.measures)
     run = read_trec_run(args.run_file)
+    dataset = load_dataset(args.dataset, mirror=args.mirror, split=args.split)
+    problems = run_overlap(run, dataset.qrels, dataset.corpus)
+    for problem in problems:
+        print(f"grainlab: WARNING: {problem}", file=sys.stderr)
+    if problems and args.strict:
+        print("grainlab: error: --strict: not scoring a run that does not fit the dataset", file=sys.stderr)
+        return 3
     table = evaluate_run(run, dataset.qrels, args.measures)
     for measure, value in table.groupby("measure", sort=False)["value"].mean().items():
         print(f"{measure}\t{value:.4f}")
@@ -90,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_file")
     p.add_argument("--measures", nargs="+", default=["nDCG@10", "R@100"])
     p.add_argument("--split", default="test")
+    p.add_argument("--strict", action="store_true",
+                   help="exit with status 3 (instead of warning) when the run shares no query or document with the dataset")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("reproduce", parents=[common], help="run the notebooks through papermill")
@@ -106,10 +146,19 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "mirror", None):
         os.environ[settings.MIRROR_ENV] = os.path.abspath(args.mirror)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()
+        return status
     except GrainlabError as exc:
         print(f"grainlab: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `grainlab datasets | head -1`: the reader left, nothing is wrong
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print("grainlab: interrupted; finished results are kept", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -60,6 +60,14 @@ def figures_dir(override: str | os.PathLike | None = None) -> Path:
     return path
 
 
+def verify_releases(override: bool | None = None) -> bool:
+    """Whether registered datasets are compared with their known releases on load
+    (``$GRAINLAB_VERIFY_RELEASES=0`` turns it off, e.g. for hand-made test folders)."""
+    if override is not None:
+        return override
+    return os.environ.get("GRAINLAB_VERIFY_RELEASES", "1") not in ("0", "false", "no")
+
+
 def torch_device(preferred: str | None = None) -> str:
     """``cuda`` when available (or asked for), else ``cpu``."""
     choice = preferred or os.environ.get(DEVICE_ENV)

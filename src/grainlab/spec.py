@@ -60,5 +60,33 @@ def parse_spec(text: str) -> tuple[str, dict[str, Any]]:
             if "=" not in part:
                 raise ConfigError(f"parameter {part.strip()!r} in {text!r} needs the form key=value")
             key, value = part.split("=", 1)
-            params[key.strip()] = parse_value(value)
+            key = key.strip()
+            if key in params:
+                raise ConfigError(f"parameter {key!r} is given twice in {text!r}")
+            params[key] = parse_value(value)
     return name, params
+
+
+_KINDS = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string"}
+
+
+def check_types(owner: str, params: dict[str, Any], annotations: dict[str, str]) -> None:
+    """Check each parameter against its dataclass annotation (``int``, ``float``, ``bool``, ``str``,
+    optionally ``| None``); a wrong type is a :class:`ConfigError` naming the parameter, the type it
+    wants and the value given (``size=1e3`` and ``size=true`` are not integers)."""
+    for key, value in params.items():
+        wanted = [t.strip() for t in str(annotations.get(key, "")).split("|")]
+        if value is None and "None" in wanted:
+            continue
+        kinds = [t for t in wanted if t in _KINDS]
+        if not kinds:
+            continue
+        ok = any(
+            (kind == "int" and isinstance(value, int) and not isinstance(value, bool))
+            or (kind == "float" and isinstance(value, (int, float)) and not isinstance(value, bool))
+            or (kind == "bool" and isinstance(value, bool))
+            or (kind == "str" and isinstance(value, str))
+            for kind in kinds)
+        if not ok:
+            raise ConfigError(f"{owner}: parameter {key!r} must be {' or '.join(_KINDS[k] for k in kinds)}, "
+                              f"got {value!r}")

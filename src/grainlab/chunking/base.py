@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from grainlab.data.types import Document
 from grainlab.errors import ConfigError
-from grainlab.spec import format_spec, parse_spec
+from grainlab.spec import check_types, format_spec, parse_spec
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,7 @@ def get_chunker(spec: str, **overrides: Any) -> Chunker:
     unknown = set(params) - allowed
     if unknown:
         raise ConfigError(f"chunker {name!r} has no parameter(s) {sorted(unknown)}; it takes {sorted(allowed)}")
+    check_types(f"chunker {name!r}", params, {f.name: f.type for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
     try:
         return cls(**params)
     except TypeError as exc:

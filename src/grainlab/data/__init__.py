@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from grainlab import settings
 from grainlab.data.beir_format import document_text, load_beir_folder
 from grainlab.data.locate import ensure_local, local_path
 from grainlab.data.qa_formats import load_nq_oracle, load_squad_format
@@ -11,6 +12,7 @@ from grainlab.data.registry import REGISTRY, DatasetSpec, get_spec
 from grainlab.data.sample import sample_dataset
 from grainlab.data.stitch import stitch_documents
 from grainlab.data.types import Dataset, Document
+from grainlab.data.validate import check_dataset, check_release
 from grainlab.errors import ConfigError
 
 __all__ = [
@@ -20,24 +22,33 @@ __all__ = [
 
 
 def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str = "test",
-                 allow_download: bool = True) -> Dataset:
+                 allow_download: bool = True, verify_release: bool | None = None) -> Dataset:
     """Load a registered dataset from the mirror, the download cache, or its official URL.
 
     ``name`` may end in ``_stitched`` (e.g. ``squad_dev_stitched``) for Bhat et al.'s
-    ≥50,000-character stitched documents.
+    ≥50,000-character stitched documents. Every dataset is checked on load (files line by line,
+    then nothing empty and every judgment naming a known query and document); a registered one
+    is also compared with the releases the registry knows (counts and checksums), unless
+    ``verify_release=False`` (or ``$GRAINLAB_VERIFY_RELEASES=0``, for home-made test folders).
     """
     if name.endswith("_stitched"):
-        return stitch_documents(load_dataset(name[: -len("_stitched")], mirror, split, allow_download))
+        return stitch_documents(load_dataset(name[: -len("_stitched")], mirror, split, allow_download, verify_release))
     spec = get_spec(name)
     path = ensure_local(spec, mirror, allow_download=allow_download)
     if spec.kind == "beir":
-        return load_beir_folder(path, name, split)
-    if spec.kind == "squad":
-        return load_squad_format(path, name)
-    if spec.kind == "nq_oracle":
-        return load_nq_oracle(path, name)
-    raise ConfigError(f"{name} is a Lost-in-the-Middle file, not a retrieval dataset: read it with "
-                      f"grainlab.data.lost_in_the_middle (load_kv_examples / load_multidoc_file)")
+        dataset = load_beir_folder(path, name, split)
+        files = {f: path / f for f in ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv")}
+    elif spec.kind == "squad":
+        dataset, files = load_squad_format(path, name), {path.name: path}
+    elif spec.kind == "nq_oracle":
+        dataset, files = load_nq_oracle(path, name), {path.name: path}
+    else:
+        raise ConfigError(f"{name} is a Lost-in-the-Middle file, not a retrieval dataset: read it with "
+                          f"grainlab.data.lost_in_the_middle (load_kv_examples / load_multidoc_file)")
+    check_dataset(dataset)
+    if settings.verify_releases(verify_release):
+        check_release(dataset, files, spec.releases, split)
+    return dataset
 
 
 def available(mirror: str | os.PathLike | None = None) -> dict[str, str | None]:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from grainlab.data.types import Dataset, Document
 from grainlab.data.validate import check_jsonl, check_qrels_tsv
-from grainlab.errors import DatasetNotFound
+from grainlab.errors import DatasetNotFound, MalformedData
 
 
 def document_text(title: str, text: str) -> str:
@@ -23,9 +23,11 @@ def load_beir_folder(folder: Path, name: str, split: str = "test") -> Dataset:
     for path in (corpus_file, queries_file, qrels_file):
         if not path.exists():
             raise DatasetNotFound(f"{path} is missing; a BEIR folder needs corpus.jsonl, queries.jsonl and qrels/{split}.tsv")
-    check_jsonl(corpus_file, required=("_id", "text"))
-    check_jsonl(queries_file, required=("_id", "text"))
-    check_qrels_tsv(qrels_file)
+    for path, count in ((corpus_file, check_jsonl(corpus_file, required=("_id", "text"))),
+                        (queries_file, check_jsonl(queries_file, required=("_id", "text"))),
+                        (qrels_file, check_qrels_tsv(qrels_file))):
+        if count == 0:
+            raise MalformedData(f"{path} holds no records: copy or download the dataset again")
     corpus, queries, qrels = GenericDataLoader(data_folder=str(folder)).load(split=split)
     documents = {
         doc_id: Document(doc_id=doc_id, text=document_text(fields.get("title", ""), fields["text"]),

@@ -18,26 +18,43 @@ class DatasetSpec:
     url: str
     mirror_path: str  # relative to the mirror root
     description: str
+    # Known releases: {"name", "counts": {split: {documents, queries, judgments}}, "sha256": {file: digest}};
+    # a loaded copy must be byte-identical to one or have one's counts (see data.validate.check_release).
+    releases: tuple[dict, ...] = ()
 
 
 LITM_RAW = "https://github.com/nelson-liu/lost-in-the-middle/raw/main"
 LITM_POSITIONS = {10: (0, 4, 9), 20: (0, 4, 9, 14, 19), 30: (0, 4, 9, 14, 19, 24, 29)}
 
 
-def _beir(name: str, mirror_path: str | None = None, note: str = "") -> DatasetSpec:
+def _beir(name: str, mirror_path: str | None = None, note: str = "", releases: tuple[dict, ...] = ()) -> DatasetSpec:
     return DatasetSpec(
         name=name,
         kind="beir",
         url=BEIR_URL.format(name=name),
         mirror_path=mirror_path or f"beir_{name.replace('-', '_')}",
         description=f"BEIR {name} (corpus, queries, test qrels){note}",
+        releases=releases,
     )
+
+
+def _counts(documents: int, queries: int, judgments: int) -> dict[str, int]:
+    return {"documents": documents, "queries": queries, "judgments": judgments}
+
+
+SCIFACT_RELEASES = ({
+    "name": "BEIR v1.0.0 (mirror copy)",
+    "counts": {"test": _counts(5183, 300, 339)},
+    "sha256": {"corpus.jsonl": "ae39e2b331413acd6c58c262e3d2c1bf2b4afb5407ccfa6d06dd3f06e5da1f28",
+               "queries.jsonl": "8ff84a7c903f722981cd8d595c022660140c51867b27608a6d4910db86080313",
+               "qrels/test.tsv": "0864bb985e0ca2367ba217977e72004d549054b2b06666ed9d4825ac7c21284c"},
+},)
 
 
 REGISTRY: dict[str, DatasetSpec] = {
     spec.name: spec
     for spec in [
-        _beir("scifact"),
+        _beir("scifact", releases=SCIFACT_RELEASES),
         _beir("nfcorpus"),
         _beir("fiqa"),
         _beir("arguana", note="; drop hits whose id equals the query id"),
@@ -52,6 +69,8 @@ REGISTRY: dict[str, DatasetSpec] = {
             url="https://rajpurkar.github.io/SQuAD-explorer/dataset/dev-v1.1.json",
             mirror_path="squad_v1.1_dev/dev-v1.1.json",
             description="SQuAD v1.1 dev: 48 Wikipedia articles, 2,067 paragraphs, 10,570 questions",
+            releases=({"name": "v1.1 dev", "counts": {"test": _counts(2067, 10570, 10570)},
+                       "sha256": {"dev-v1.1.json": "95aa6a52d5d6a735563366753ca50492a658031da74f301ac5238b03966972c9"}},),
         ),
         DatasetSpec(
             name="covid_qa",
@@ -60,6 +79,9 @@ REGISTRY: dict[str, DatasetSpec] = {
             mirror_path="covid_qa/200423_covidQA.json",
             description="COVID-QA (SQuAD format); the mirror holds the 2020-04-23 interim release "
             "(98 articles, 1,380 questions), the download the final one (147 articles, 2,019)",
+            releases=({"name": "2020-04-23 interim (mirror)", "counts": {"test": _counts(98, 1380, 1380)},
+                       "sha256": {"200423_covidQA.json": "ab310b4e39f726e087c8fa3d1787c73771dacddc584977204ebe3cc889ee1264"}},
+                      {"name": "final (download)", "counts": {"test": _counts(147, 2019, 2019)}}),
         ),
         DatasetSpec(
             name="nq_open_oracle",
@@ -67,6 +89,8 @@ REGISTRY: dict[str, DatasetSpec] = {
             url="https://github.com/nelson-liu/lost-in-the-middle/raw/main/qa_data/nq-open-oracle.jsonl.gz",
             mirror_path="lost_in_the_middle/qa_data/nq-open-oracle.jsonl.gz",
             description="NQ-open questions with their gold ~100-word Wikipedia passage (Liu et al.)",
+            releases=({"name": "lost-in-the-middle qa_data", "counts": {"test": _counts(2600, 2655, 2655)},
+                       "sha256": {"nq-open-oracle.jsonl.gz": "6a7f72b846f663a133ef952244e5a4e43f06bcf190afe34e8fbe687ce0d1653e"}},),
         ),
         *[DatasetSpec(
             name=f"litm_kv_{keys}",

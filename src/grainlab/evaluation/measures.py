@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import ir_measures
 import pandas as pd
@@ -20,9 +21,13 @@ def parse_measures(names: Iterable[str | ir_measures.Measure]) -> list[ir_measur
             measures.append(name)
             continue
         try:
-            measures.append(ir_measures.parse_measure(name))
-        except (ValueError, NameError, SyntaxError) as exc:
+            measure = ir_measures.parse_measure(name)
+        except (ValueError, NameError, SyntaxError, TypeError) as exc:
             raise ConfigError(f"unknown measure {name!r} for ir-measures ({exc})") from exc
+        cutoff = measure.params.get("cutoff")
+        if cutoff is not None and (not isinstance(cutoff, int) or cutoff < 1):
+            raise ConfigError(f"measure {name!r}: the cutoff after '@' must be a positive integer, got {cutoff!r}")
+        measures.append(measure)
     return measures
 
 
@@ -42,22 +47,61 @@ def evaluate_run(run: Mapping[str, list[tuple[str, float]]], qrels: Qrels,
 
 
 def read_trec_run(path: str) -> dict[str, list[tuple[str, float]]]:
-    """A TREC run file (``qid Q0 docid rank score tag``) as a run, best first."""
-    from grainlab.errors import MalformedData
+    """A TREC run file (``qid Q0 docid rank score tag``) as a run, best first.
 
+    A missing file, undecodable bytes, a line without six fields, a non-finite score or a
+    (query, document) pair given twice is a :class:`MalformedData` naming the file and line;
+    a UTF-8 byte-order mark is ignored."""
+    import math
+
+    from grainlab.errors import DatasetNotFound, MalformedData
+
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise DatasetNotFound(f"run file {path} cannot be read: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise MalformedData(f"{path}:{line}: not UTF-8 (byte offset {exc.start}); write run files in UTF-8") from None
     run: dict[str, list[tuple[str, float]]] = {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            fields = line.split()
-            if len(fields) != 6:
-                raise MalformedData(f"{path}:{number}: expected 'qid Q0 docid rank score tag', got {line.strip()!r}")
-            try:
-                run.setdefault(fields[0], []).append((fields[2], float(fields[4])))
-            except ValueError as exc:
-                raise MalformedData(f"{path}:{number}: score {fields[4]!r} is not a number") from exc
+    seen: dict[tuple[str, str], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        fields = line.split()
+        if len(fields) != 6:
+            raise MalformedData(f"{path}:{number}: expected 'qid Q0 docid rank score tag', got {line.strip()!r}")
+        try:
+            score = float(fields[4])
+        except ValueError:
+            raise MalformedData(f"{path}:{number}: score {fields[4]!r} is not a number") from None
+        if not math.isfinite(score):
+            raise MalformedData(f"{path}:{number}: score {fields[4]!r} is not finite; trec_eval cannot rank it")
+        pair = (fields[0], fields[2])
+        if pair in seen:
+            raise MalformedData(f"{path}:{number}: document {pair[1]!r} is ranked twice for query {pair[0]!r} "
+                                f"(first on line {seen[pair]}); a run lists each document once per query")
+        seen[pair] = number
+        run.setdefault(fields[0], []).append((fields[2], score))
     return {q: sorted(r, key=lambda x: -x[1]) for q, r in run.items()}
+
+
+def run_overlap(run: Mapping[str, list[tuple[str, float]]], qrels: Qrels, doc_ids: Iterable[str]) -> list[str]:
+    """Problems that make a run's scores meaningless against ``qrels``: no query in common, or no
+    retrieved document in the corpus (a run for another dataset or split). Empty when it fits."""
+    problems = []
+    shared = set(run) & {q for q, docs in qrels.items() if docs}
+    if not shared:
+        problems.append(f"the run shares no query with the qrels ({len(run)} run queries, e.g. "
+                        f"{sorted(run)[:3]}; qrels e.g. {sorted(qrels)[:3]}): is it for another dataset or split?")
+    corpus = set(doc_ids)
+    retrieved = {d for ranking in run.values() for d, _ in ranking}
+    if retrieved and not retrieved & corpus:
+        problems.append(f"none of the {len(retrieved)} retrieved documents is in the corpus "
+                        f"(e.g. {sorted(retrieved)[:3]}): is the run for another dataset?")
+    return problems
 
 
 def write_trec_run(run: Mapping[str, list[tuple[str, float]]], path: str, tag: str = "grainlab") -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 
 from grainlab.cache import ArtifactCache
@@ -16,7 +17,7 @@ from grainlab.retrieval.fusion import rrf, score_fusion
 from grainlab.retrieval.late import LateChunker, LateChunkingRetriever
 from grainlab.retrieval.pipeline import Hit, Pipeline, Trace
 from grainlab.retrieval.rerank import Reranker
-from grainlab.spec import parse_spec
+from grainlab.spec import check_types, parse_spec
 
 __all__ = ["BM25Retriever", "DenseRetriever", "Hit", "LateChunker", "LateChunkingRetriever", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
            "Trace", "UnitGroups", "collapse_to_documents", "get_retriever", "index_titled_documents", "rrf", "score_fusion", "top_k"]
@@ -29,6 +30,12 @@ def get_retriever(spec: str, cache: ArtifactCache | None = None) -> Retriever:
     name, params = parse_spec(spec)
     if name not in _FACTORIES:
         raise ConfigError(f"unknown retriever {name!r}; known: {', '.join(sorted(_FACTORIES))}")
+    fields = {f.name: f.type for f in dataclasses.fields(_FACTORIES[name]) if f.init}
+    unknown = sorted(set(params) - set(fields) | ({"cache"} & set(params)))
+    if unknown:
+        raise ConfigError(f"retriever {name!r} has no parameter(s) {unknown}; it takes "
+                          f"{sorted(set(fields) - {'cache', 'units'})}")
+    check_types(f"retriever {name!r}", params, fields)  # type: ignore[arg-type]
     try:
         return _FACTORIES[name](**params, cache=cache)
     except TypeError as exc:
