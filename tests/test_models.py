@@ -46,6 +46,51 @@ def test_local_folder_is_accepted(tmp_path):
     assert resolve_model(str(tmp_path)).source == "local-folder"
 
 
+def test_a_missing_or_empty_model_folder_says_what_it_should_hold(tmp_path):
+    from grainlab.errors import ModelNotAvailable
+
+    with pytest.raises(ModelNotAvailable, match="does not exist"):
+        resolve_model(str(tmp_path / "absent"))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ModelNotAvailable, match="is empty; it should hold config.json"):
+        resolve_model(str(tmp_path / "empty"))
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "notes.txt").write_text("x")
+    with pytest.raises(ModelNotAvailable, match=r"holds \['notes.txt'\] but no model"):
+        resolve_model(str(tmp_path / "junk"))
+
+
+def test_a_device_this_machine_lacks_is_a_clear_error(monkeypatch):
+    import torch
+
+    from grainlab.errors import ConfigError
+    from grainlab.settings import torch_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    monkeypatch.setenv("GRAINLAB_DEVICE", "cuda")
+    with pytest.raises(ConfigError, match=r"'cuda' was asked for .*GRAINLAB_DEVICE.* 0 CUDA device"):
+        torch_device()
+    monkeypatch.setenv("GRAINLAB_DEVICE", "gpu")
+    with pytest.raises(ConfigError, match="must be 'cpu', 'cuda'"):
+        torch_device()
+    monkeypatch.setenv("GRAINLAB_DEVICE", "cpu")
+    assert torch_device() == "cpu"
+
+
+def test_an_onnx_model_records_the_provider_it_ran_on(monkeypatch):
+    import torch
+
+    from grainlab.models.encoders import Encoder
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # cuda asked for and "present" for torch,
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)  # but onnxruntime has only the CPU provider here
+    encoder = Encoder("BAAI/bge-small-en-v1.5", device="cuda")
+    if encoder.resolved.backend != "onnx":
+        pytest.skip("the hub copy is a torch model here")
+    assert encoder.device == encoder._session.get_providers()[0].removesuffix("ExecutionProvider").lower()
+
+
 def test_tokenizers_report_offsets():
     text = "Zürich is naïve 🙂."
     for name in ("cl100k_base", "sentence-transformers/all-MiniLM-L6-v2"):

@@ -77,9 +77,8 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from grainlab.data import load_dataset
+    from grainlab.data import get_spec, load_dataset
     from grainlab.evaluation import evaluate_run, read_trec_run
-    from grainlab.data import get_spec
     from grainlab.evaluation.measures import parse_measures, run_overlap
 
     get_spec(args.dataset)

@@ -69,10 +69,26 @@ def verify_releases(override: bool | None = None) -> bool:
 
 
 def torch_device(preferred: str | None = None) -> str:
-    """``cuda`` when available (or asked for), else ``cpu``."""
-    choice = preferred or os.environ.get(DEVICE_ENV)
-    if choice:
-        return choice
+    """``cuda`` when available, else ``cpu``; a device asked for (argument or ``$GRAINLAB_DEVICE``)
+    that this machine does not have is a :class:`ConfigError`, not a torch traceback later."""
+    import re
+
     import torch
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    from grainlab.errors import ConfigError
+
+    choice = preferred or os.environ.get(DEVICE_ENV)
+    if not choice:
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if not re.fullmatch(r"cpu|cuda(:\d+)?|mps", choice):
+        raise ConfigError(f"device {choice!r} (from {'the argument' if preferred else '$' + DEVICE_ENV}) must be "
+                          f"'cpu', 'cuda', 'cuda:N' or 'mps'")
+    if choice.startswith("cuda"):
+        index = int(choice.split(":")[1]) if ":" in choice else 0
+        if not torch.cuda.is_available() or index >= torch.cuda.device_count():
+            raise ConfigError(f"device {choice!r} was asked for ({'argument' if preferred else '$' + DEVICE_ENV}) "
+                              f"but this machine has {torch.cuda.device_count()} CUDA device(s): unset "
+                              f"{DEVICE_ENV} or use 'cpu'")
+    if choice == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"device 'mps' was asked for but is not available here: unset {DEVICE_ENV} or use 'cpu'")
+    return choice

@@ -10,6 +10,7 @@ from tqdm.auto import tqdm
 
 from grainlab import settings
 from grainlab.cache import code_fingerprint
+from grainlab.models.encoders import onnx_device
 from grainlab.models.resolve import resolve_model
 
 CROSS_ENCODER_CODE_VERSION = code_fingerprint("models.cross_encoders")
@@ -30,9 +31,12 @@ class CrossEncoder:
         if self.resolved.backend == "onnx":
             import onnxruntime as ort
 
-            self._session = ort.InferenceSession(str(self.resolved.path / "model.onnx"),
-                                                 providers=["CPUExecutionProvider"])
+            providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if self.device.startswith("cuda") \
+                else ["CPUExecutionProvider"]
+            providers = [p for p in providers if p in ort.get_available_providers()]
+            self._session = ort.InferenceSession(str(self.resolved.path / "model.onnx"), providers=providers)
             self._inputs = {i.name for i in self._session.get_inputs()}
+            self.device = onnx_device(self._session)
             self._model = None
         else:
             import torch

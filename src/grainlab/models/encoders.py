@@ -63,6 +63,14 @@ def max_positions(model_id: str, default: int = 512) -> int:
     return int(value) if value else default
 
 
+def onnx_device(session) -> str:
+    """The device an ONNX session actually runs on (its first execution provider), which is
+    what results record, not the device that was asked for."""
+    provider = session.get_providers()[0]
+    return "cuda" if provider == "CUDAExecutionProvider" else "cpu" if provider == "CPUExecutionProvider" \
+        else provider
+
+
 class Encoder:
     """A bi-encoder: ``encode_queries``/``encode_passages`` → float32 ``[n, dim]``."""
 
@@ -87,6 +95,7 @@ class Encoder:
             providers = [p for p in providers if p in ort.get_available_providers()]
             self._session = ort.InferenceSession(str(self.resolved.path / "model.onnx"), providers=providers)
             self._input_names = {i.name for i in self._session.get_inputs()}
+            self.device = onnx_device(self._session)
             self._model = None
         else:
             import torch

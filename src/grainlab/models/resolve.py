@@ -116,6 +116,30 @@ def _from_package(model_id: str) -> ResolvedModel | None:
     return ResolvedModel(model_id, path, copy.backend, "offline-package", f"{copy.package}=={version}")
 
 
+MODEL_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "model.safetensors",
+               "pytorch_model.bin", "model.onnx")
+
+
+def looks_like_path(model_id: str) -> bool:
+    """A local folder rather than a hub id: absolute, home- or dot-relative."""
+    return model_id.startswith(("/", "./", "../", "~")) or model_id in (".", "..")
+
+
+def _from_folder(model_id: str) -> ResolvedModel:
+    path = Path(model_id).expanduser().resolve()
+    wanted = "config.json, tokenizer files and weights (model.safetensors, pytorch_model.bin or model.onnx)"
+    if not path.is_dir():
+        raise ModelNotAvailable(f"model folder {path} does not exist; pass a folder holding {wanted}, or a "
+                                f"Hugging Face id")
+    if not any(path.iterdir()):
+        raise ModelNotAvailable(f"model folder {path} is empty; it should hold {wanted}")
+    if not any((path / name).exists() for name in MODEL_FILES):
+        present = sorted(p.name for p in path.iterdir())[:8]
+        raise ModelNotAvailable(f"model folder {path} holds {present} but no model: it should hold {wanted}")
+    backend = "onnx" if (path / "model.onnx").exists() else "torch"
+    return ResolvedModel(model_id, path, backend, "local-folder", "local")
+
+
 @functools.cache
 def resolve_model(model_id: str, prefer_offline: bool | None = None) -> ResolvedModel:
     """Resolve ``model_id``: a local folder, the hub cache, the hub, or an offline package.
@@ -123,10 +147,8 @@ def resolve_model(model_id: str, prefer_offline: bool | None = None) -> Resolved
     ``prefer_offline`` (default: ``$GRAINLAB_PREFER_OFFLINE_MODELS``) tries the offline
     package before the hub, which keeps runs comparable across online and offline machines.
     """
-    if Path(model_id).expanduser().is_dir():
-        path = Path(model_id).expanduser().resolve()
-        backend = "onnx" if (path / "model.onnx").exists() else "torch"
-        return ResolvedModel(model_id, path, backend, "local-folder", "local")
+    if looks_like_path(model_id) or Path(model_id).expanduser().is_dir():
+        return _from_folder(model_id)
     if prefer_offline is None:
         prefer_offline = os.environ.get("GRAINLAB_PREFER_OFFLINE_MODELS", "0") not in ("", "0")
     order = [lambda: _from_hub(model_id, True)]
