@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = ("bench_bm25.py", "bench_encoding.py", "bench_cache.py", "bench_late.py", "bench_reader.py")
+SCRIPTS = ("bench_bm25.py", "bench_encoding.py", "bench_cache.py", "bench_late.py", "bench_reader.py",
+           "bench_sentences.py")
 
 
 def write_report() -> Path:

@@ -33,7 +33,7 @@ class PassageChunker(Chunker):
     words: int = 100
     min_last: int = 50
     tokenizer: str = "cl100k_base"
-    version = "1"
+    version = "2"  # 2: sentences split block by block (linear time)
 
     def __post_init__(self) -> None:
         if self.words < 1 or not 0 <= self.min_last <= self.words:

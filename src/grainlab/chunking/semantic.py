@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -76,6 +77,8 @@ def breakpoint_groups(embeddings: np.ndarray, method: str = "percentile", amount
 
 class _SentenceGroupChunker(Chunker):
     """Shared machinery: sentences → embeddings → groups → size-limited chunks."""
+
+    version: ClassVar[str] = "2"  # 2: sentences split block by block (linear time)
 
     model: str
     size: int

@@ -165,7 +165,7 @@ class StructureChunker(Chunker):
 
     size: int = 512
     tokenizer: str = "cl100k_base"
-    version = "1"
+    version = "2"  # 2: sentences split block by block (linear time)
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:
@@ -245,7 +245,7 @@ class ParentChildChunker(Chunker):
     parent_size: int = 1024
     parents: str = "structure"
     tokenizer: str = "cl100k_base"
-    version = "1"
+    version = "2"  # 2: sentences split block by block (linear time)
 
     def __post_init__(self) -> None:
         if self.parents not in ("structure", "recursive"):
