@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
-import urllib.request
 from pathlib import Path
 
 from grainlab import settings
+from grainlab.data.download import fetch, unpack_zip_folder
 from grainlab.data.registry import DatasetSpec
 from grainlab.errors import DatasetNotFound
 
@@ -37,22 +35,21 @@ def how_to_get(spec: DatasetSpec, mirror: str | os.PathLike | None = None) -> st
 
 
 def download(spec: DatasetSpec) -> Path:
-    """Fetch the dataset from its official URL into the download cache."""
+    """Fetch the dataset from its official URL into the download cache (BEIR: the zip BEIR's own
+    downloader fetches, checked against BEIR's published MD5, then unpacked). Nothing is left
+    behind when it fails."""
     target = settings.download_dir() / spec.mirror_path
+    target.parent.mkdir(parents=True, exist_ok=True)
     try:
         if spec.kind == "beir":
-            from beir import util
-
-            zip_dir = target.parent
-            unpacked = Path(util.download_and_unzip(spec.url, str(zip_dir)))
-            if unpacked != target:
-                shutil.move(str(unpacked), str(target))
+            archive = target.parent / f".{target.name}.zip"
+            try:
+                fetch(spec.url, archive, md5=spec.md5)
+                unpack_zip_folder(archive, target)
+            finally:
+                archive.unlink(missing_ok=True)
         else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".part")
-            os.close(fd)
-            urllib.request.urlretrieve(spec.url, tmp)  # noqa: S310 (official https URL)
-            os.replace(tmp, target)
+            fetch(spec.url, target, md5=spec.md5)
     except OSError as exc:
         raise DatasetNotFound(how_to_get(spec) + f" (download failed: {exc})") from exc
     return target

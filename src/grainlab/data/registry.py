@@ -21,10 +21,21 @@ class DatasetSpec:
     # Known releases: {"name", "counts": {split: {documents, queries, judgments}}, "sha256": {file: digest}};
     # a loaded copy must be byte-identical to one or have one's counts (see data.validate.check_release).
     releases: tuple[dict, ...] = ()
+    md5: str = ""  # the publisher's MD5 of the file at ``url``, checked on download ("" when none is published)
 
 
 LITM_RAW = "https://github.com/nelson-liu/lost-in-the-middle/raw/main"
 LITM_POSITIONS = {10: (0, 4, 9), 20: (0, 4, 9, 14, 19), 30: (0, 4, 9, 14, 19, 24, 29)}
+
+
+# MD5 of each zip as published in BEIR's README (github.com/beir-cellar/beir, "Available Datasets").
+BEIR_MD5 = {
+    "scifact": "5f7d1de60b170fc8027bb7898e2efca1", "nfcorpus": "a89dba18a62ef92f7d323ec890a0d38d",
+    "fiqa": "17918ed23cd04fb15047f73e6c3bd9d9", "arguana": "8ad3e3c2a5867cdced806d6503f29b99",
+    "scidocs": "38121350fc3a4d2f48850f6aff52e4a9", "trec-covid": "ce62140cb23feb9becf6270d0d1fe6d1",
+    "quora": "18fb154900ba42a600f84b839c173167", "nq": "d4d3d2e48787a744b6f6e691ff534307",
+    "hotpotqa": "f412724f78b0d91183a0e86805e16114",
+}
 
 
 def _beir(name: str, mirror_path: str | None = None, note: str = "", releases: tuple[dict, ...] = ()) -> DatasetSpec:
@@ -35,6 +46,7 @@ def _beir(name: str, mirror_path: str | None = None, note: str = "", releases: t
         mirror_path=mirror_path or f"beir_{name.replace('-', '_')}",
         description=f"BEIR {name} (corpus, queries, test qrels){note}",
         releases=releases,
+        md5=BEIR_MD5.get(name, ""),
     )
 
 
@@ -69,6 +81,7 @@ REGISTRY: dict[str, DatasetSpec] = {
             url="https://rajpurkar.github.io/SQuAD-explorer/dataset/dev-v1.1.json",
             mirror_path="squad_v1.1_dev/dev-v1.1.json",
             description="SQuAD v1.1 dev: 48 Wikipedia articles, 2,067 paragraphs, 10,570 questions",
+            md5="3e85deb501d4e538b6bc56f786231552",
             releases=({"name": "v1.1 dev", "counts": {"test": _counts(2067, 10570, 10570)},
                        "sha256": {"dev-v1.1.json": "95aa6a52d5d6a735563366753ca50492a658031da74f301ac5238b03966972c9"}},),
         ),
