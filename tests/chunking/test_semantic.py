@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from grainlab.chunking import breakpoint_groups, get_chunker, maxmin_groups
+from grainlab.chunking.semantic import register_sentence_encoder
 from grainlab.data import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
@@ -66,11 +67,26 @@ def test_breakpoints():
         breakpoint_groups(emb, "median", 1)
 
 
+def bag_of_words(texts: list[str]) -> np.ndarray:
+    """A deterministic stand-in encoder: hashed bag of lower-cased words, unit length."""
+    out = np.zeros((len(texts), 64), dtype=np.float32)
+    for row, text in enumerate(texts):
+        for word in text.lower().split():
+            out[row, sum(map(ord, word.strip(".,"))) % 64] += 1.0
+    out[:, 0] += 0.1  # no zero vectors
+    return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+register_sentence_encoder("test-bag-of-words", bag_of_words)
+
+
 SENTENCES = ["The heart pumps blood through the body.", "Arteries carry blood away from the heart.",
              "Veins return blood to the heart.", "Python is a programming language.",
              "Compilers translate source code.", "Interpreters execute code line by line.",
              "Paris is the capital of France.", "The Louvre is a museum in Paris."]
-SPECS = ["maxmin(size=32)", "maxmin(size=12)", "breakpoint(size=40)", "breakpoint(method=std,amount=1.0,size=16)"]
+STUB = "model=test-bag-of-words"
+SPECS = [f"maxmin(size=32,{STUB})", f"maxmin(size=12,{STUB})", f"breakpoint(size=40,{STUB})",
+         f"breakpoint(method=std,amount=1.0,size=16,{STUB})"]
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -91,9 +107,19 @@ def test_offsets_coverage_and_size(spec, order, sep):
     assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:]))
 
 
-def test_topics_are_separated():
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", ["maxmin(size=512)", "breakpoint(size=512)"])
+def test_topics_are_separated_with_the_real_encoder(spec):
     doc = Document("d", " ".join(SENTENCES))
-    chunks = get_chunker("maxmin(size=512)").chunk(doc)
+    chunks = get_chunker(spec).chunk(doc)
     assert len(chunks) >= 2
     assert all(not ("heart" in c.text and "Python" in c.text) for c in chunks)
+    assert "".join(c.text for c in chunks).replace(" ", "") == doc.text.replace(" ", "")
+
+
+def test_the_stub_encoder_seam_is_used_and_named():
     assert get_chunker("maxmin").spec.startswith("maxmin(threshold=0.6,c=0.9,init=1.5,size=512,")
+    chunks = get_chunker(f"maxmin(size=512,{STUB})").chunk(Document("d", " ".join(SENTENCES)))
+    assert len(chunks) >= 1 and chunks[0].start == 0
+    with pytest.raises(ConfigError, match="Hugging Face id"):
+        register_sentence_encoder("org/model", bag_of_words)

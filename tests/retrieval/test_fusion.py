@@ -76,6 +76,7 @@ def test_matches_pandas(kind):
         assert [s for _, s in ranking] == sorted((s for _, s in ranking), reverse=True)
 
 
+@pytest.mark.slow  # ranx compiles numba kernels (~30–110 s); the pandas reference stays in the fast suite
 def test_matches_ranx():
     ranx = pytest.importorskip("ranx")
     runs = random_runs(2)

@@ -8,7 +8,7 @@ token windows), which the Max–Min authors' code does not do.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -75,6 +75,17 @@ def breakpoint_groups(embeddings: np.ndarray, method: str = "percentile", amount
     return [0] + [i + 1 for i, d in enumerate(distances) if d > cut]
 
 
+SENTENCE_ENCODERS: dict[str, Callable[[list[str]], np.ndarray]] = {}
+
+
+def register_sentence_encoder(name: str, encode: Callable[[list[str]], np.ndarray]) -> None:
+    """Serve the ``model=name`` of the semantic chunkers from ``encode`` (texts → unit vectors)
+    instead of a Hugging Face model: the seam tests use for a fast, deterministic stub."""
+    if "/" in name:
+        raise ConfigError(f"{name!r} looks like a Hugging Face id; give the stub encoder a name without '/'")
+    SENTENCE_ENCODERS[name] = encode
+
+
 class _SentenceGroupChunker(Chunker):
     """Shared machinery: sentences → embeddings → groups → size-limited chunks."""
 
@@ -94,7 +105,11 @@ class _SentenceGroupChunker(Chunker):
     def _embed(self, texts: list[str]) -> np.ndarray:
         from grainlab.models.encoders import cached_encode, get_encoder
 
-        return cached_encode(get_encoder(self.model), texts) if texts else np.zeros((0, 1), np.float32)
+        if not texts:
+            return np.zeros((0, 1), np.float32)
+        if self.model in SENTENCE_ENCODERS:
+            return np.asarray(SENTENCE_ENCODERS[self.model](texts), dtype=np.float32)
+        return cached_encode(get_encoder(self.model), texts)
 
     def _chunks(self, doc: Document, spans: list[tuple[int, int]], embeddings: np.ndarray) -> list[Chunk]:
         tok = get_tokenizer(self.tokenizer)
