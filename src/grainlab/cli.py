@@ -140,8 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _terminate(signum, frame):  # SIGTERM unwinds like Ctrl-C, so partial outputs are removed
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    import signal
+
     args = build_parser().parse_args(argv)
+    if argv is None:
+        signal.signal(signal.SIGTERM, _terminate)
     if getattr(args, "mirror", None):
         os.environ[settings.MIRROR_ENV] = os.path.abspath(args.mirror)
     try:

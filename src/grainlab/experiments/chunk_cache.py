@@ -33,7 +33,7 @@ def chunks_key(dataset: Dataset, chunker: Chunker, fingerprint: str | None = Non
     revisions of the models it names, and the source of the chunking code."""
     return content_key(kind="chunks", dataset=fingerprint or dataset.fingerprint(), chunker=chunker.spec,
                        version=chunker.version_string, models=model_revisions(chunker.spec),
-                       code=code_fingerprint("chunking", "models.tokenizers", "experiments.chunk_cache"))
+                       code=code_fingerprint("chunking", "models.tokenizers", "readers", "experiments.chunk_cache"))
 
 
 def _from_rows(dataset: Dataset, rows: object, path) -> list[Chunk] | None:
