@@ -67,8 +67,14 @@ def read_corpus_lines(stream, name: str = "stdin"):
 def cmd_chunk(args: argparse.Namespace) -> int:
     from grainlab.chunking import get_chunker
     from grainlab.data import Document, document_text
+    from grainlab.errors import ConfigError
 
     chunker = get_chunker(args.spec, tokenizer=args.tokenizer)
+    if args.tokenizer and "tokenizer" not in chunker.params():
+        raise ConfigError(f"chunker {chunker.name!r} takes no tokenizer; drop --tokenizer")
+    if sys.stdin.isatty():
+        raise ConfigError("grainlab chunk reads a BEIR corpus.jsonl from standard input: "
+                          "grainlab chunk SPEC < corpus.jsonl")
     for _, doc_id, title, text in read_corpus_lines(sys.stdin.buffer):
         body = text if args.field == "text" else document_text(title, text)
         for chunk in chunker.chunk(Document(doc_id, body, title)):

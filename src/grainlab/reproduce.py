@@ -55,6 +55,9 @@ def notebook_paths(name: str, root: Path) -> tuple[Path, Path]:
     if name not in NOTEBOOKS:
         raise ConfigError(f"unknown notebook {name!r}; known: {', '.join(NOTEBOOKS)}")
     stem = root / "notebooks" / NOTEBOOKS[name]
+    if not stem.with_suffix(".py").exists():
+        raise ConfigError(f"notebook source {stem.with_suffix('.py')} not found: run grainlab reproduce inside a "
+                          f"grainlab checkout (it needs notebooks/)")
     return stem.with_suffix(".py"), stem.with_suffix(".ipynb")
 
 
@@ -108,6 +111,16 @@ def check_parameters(name: str, py_path: Path, parameters: dict[str, object]) ->
     if unknown:
         raise ConfigError(f"notebook {name} has no parameter(s) {unknown}; its parameters cell defines "
                           f"{', '.join(known)}")
+    for key, value in parameters.items():
+        default = known[key]
+        numeric = (int, float)
+        same = (isinstance(value, numeric) and isinstance(default, numeric) and not isinstance(value, bool)
+                and not isinstance(default, bool) and (isinstance(default, float) or isinstance(value, int))) \
+            or type(value) is type(default)
+        if not same:
+            raise ConfigError(f"notebook {name}: parameter {key} is {type(default).__name__} ({default!r:.60}), "
+                              f"got {type(value).__name__} {value!r:.60}; give it as JSON, e.g. -p {key}="
+                              f"{json.dumps(default)[:60]}")
 
 
 def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str | None = None,

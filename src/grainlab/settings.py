@@ -13,9 +13,19 @@ DEVICE_ENV = "GRAINLAB_DEVICE"
 
 
 def mirror_dir(override: str | os.PathLike | None = None) -> Path | None:
-    """The local dataset mirror: the argument, else ``$GRAINLAB_MIRROR``, else ``None``."""
+    """The local dataset mirror: the argument, else ``$GRAINLAB_MIRROR``, else ``None``; a mirror
+    that is named but is not a folder is an error (not a silent fall-through to downloading)."""
+    from grainlab.errors import ConfigError
+
     value = override if override is not None else os.environ.get(MIRROR_ENV)
-    return Path(value).expanduser().resolve() if value else None
+    if not value:
+        return None
+    path = Path(value).expanduser().resolve()
+    if not path.is_dir():
+        source = "--mirror" if override is not None else f"${MIRROR_ENV}"
+        raise ConfigError(f"the dataset mirror {path} ({source}) is not a folder: fix the path, or unset it "
+                          f"to use the download cache and the official URLs")
+    return path
 
 
 def cache_dir(override: str | os.PathLike | None = None) -> Path:
@@ -34,10 +44,11 @@ def download_dir() -> Path:
 
 
 def project_root(start: Path | None = None) -> Path:
-    """The folder holding grainlab's ``pyproject.toml``, searched upward from ``start``/cwd;
-    the current folder when there is none (an installed package used elsewhere)."""
+    """The folder holding grainlab's ``pyproject.toml``, searched upward from ``start``/cwd, then
+    the checkout this package is installed from (editable installs); else the current folder."""
     here = (start or Path.cwd()).resolve()
-    for folder in [here, *here.parents]:
+    source = Path(__file__).resolve().parents[2]  # src/grainlab/settings.py in a checkout
+    for folder in [here, *here.parents, source]:
         candidate = folder / "pyproject.toml"
         if candidate.exists() and 'name = "grainlab"' in candidate.read_text():
             return folder

@@ -34,17 +34,17 @@ def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str 
     if name.endswith("_stitched"):
         return stitch_documents(load_dataset(name[: -len("_stitched")], mirror, split, allow_download, verify_release))
     spec = get_spec(name)
+    if spec.kind not in ("beir", "squad", "nq_oracle"):
+        raise ConfigError(f"{name} is a Lost-in-the-Middle file, not a retrieval dataset: read it with "
+                          f"grainlab.data.lost_in_the_middle (load_kv_examples / load_multidoc_file)")
     path = ensure_local(spec, mirror, allow_download=allow_download)
     if spec.kind == "beir":
         dataset = load_beir_folder(path, name, split)
         files = {f: path / f for f in ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv")}
     elif spec.kind == "squad":
         dataset, files = load_squad_format(path, name), {path.name: path}
-    elif spec.kind == "nq_oracle":
-        dataset, files = load_nq_oracle(path, name), {path.name: path}
     else:
-        raise ConfigError(f"{name} is a Lost-in-the-Middle file, not a retrieval dataset: read it with "
-                          f"grainlab.data.lost_in_the_middle (load_kv_examples / load_multidoc_file)")
+        dataset, files = load_nq_oracle(path, name), {path.name: path}
     check_dataset(dataset)
     if settings.verify_releases(verify_release):
         check_release(dataset, files, spec.releases, split)

@@ -47,8 +47,10 @@ def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress
                         received += len(block)
                         bar.update(len(block))
         except requests.RequestException as exc:
-            raise DownloadFailed(f"downloading {url} failed after {received:,} bytes ({type(exc).__name__}: "
-                                 f"{exc}); nothing was saved. Try again, or use a local mirror") from None
+            reason = "cannot reach the server (offline?)" if isinstance(exc, requests.ConnectionError) and \
+                not received else f"{type(exc).__name__}: {str(exc)[:160]}"
+            raise DownloadFailed(f"downloading {url} failed after {received:,} bytes ({reason}); nothing was "
+                                 f"saved. Try again, or use a local mirror") from None
         if expected and received != expected:
             raise DownloadFailed(f"downloading {url} stopped after {received:,} of {expected:,} bytes; "
                                  f"nothing was saved. Try again")
