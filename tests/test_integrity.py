@@ -158,3 +158,17 @@ def test_trec_run_round_trips_every_measure(tmp_path):
     assert {q: [(d, float(s)) for d, s in r] for q, r in run.items()} == back
     measures = ["nDCG@10", "R@5", "P@3", "AP", "RR", "nDCG@3"]
     assert evaluate_run(back, qrels, measures).equals(evaluate_run(run, qrels, measures))
+
+
+def test_a_new_chunker_version_recomputes_cached_chunks(toy_mirror, cache, monkeypatch):
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    chunker = FixedTokenChunker(size=8, overlap=0)
+    calls = []
+    real = FixedTokenChunker.chunk_many
+    monkeypatch.setattr(FixedTokenChunker, "chunk_many", lambda self, docs: calls.append(1) or real(self, docs))
+    chunk_corpus(data, chunker, cache)
+    chunk_corpus(data, chunker, cache)
+    assert calls == [1]
+    monkeypatch.setattr(FixedTokenChunker, "version", "999")
+    chunk_corpus(data, chunker, cache)
+    assert calls == [1, 1]

@@ -9,6 +9,7 @@ import pytest
 from grainlab import settings
 from grainlab.reproduce import NOTEBOOKS, notebook_paths, reproduce
 from grainlab.settings import project_root
+from tests.notebook_numbers import REFERENCE_FILE, SMOKE, compare, headline_numbers
 
 ROOT = project_root()
 
@@ -29,8 +30,11 @@ def test_ipynb_matches_py_source_and_has_no_outputs(name):
 @pytest.mark.mirror
 @pytest.mark.parametrize("name", list(NOTEBOOKS))
 def test_quick_profile_runs_under_papermill(name, mirror, monkeypatch):
+    """Each notebook runs top to bottom under papermill (its quick profile shrunk further by the smoke
+    parameters in ``notebook_smoke.json``, so a cold CI machine finishes), and its headline numbers
+    equal the committed reference within the stated tolerance."""
     monkeypatch.setenv("GRAINLAB_MIRROR", str(mirror))
-    summary = reproduce(profile="quick", only=[name], root=ROOT)
+    summary = reproduce(profile="quick", only=[name], root=ROOT, parameters=SMOKE[name]["parameters"])
     text = summary.read_text()
     assert NOTEBOOKS[name] in text and "| notebook | run time (s) | finished |" in text
     results = settings.results_dir()
@@ -40,4 +44,9 @@ def test_quick_profile_runs_under_papermill(name, mirror, monkeypatch):
     errors = [o for c in cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert errors == []
     assert (results / name / "quick" / "paper_vs_ours.md").exists()
+    reference = json.loads(REFERENCE_FILE.read_text())[name]
+    found = headline_numbers(results, name)
+    assert len(found) >= 3, f"too few headline numbers found for {name}: {found}"
+    problems = compare(found, reference["numbers"], SMOKE[name].get("tolerance", 0.02))
+    assert not problems, "\n".join(problems[:20])
     assert os.environ["GRAINLAB_MIRROR"] == str(mirror)

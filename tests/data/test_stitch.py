@@ -33,3 +33,12 @@ def test_short_tail_is_merged_into_the_previous_document():
     texts = ["x" * 60, "y" * 60, "z" * 10]
     data = stitch_documents(make(texts, []), min_chars=100)
     assert [len(d.text) for d in data.corpus.values()] == [60 + 2 + 60 + 2 + 10]
+
+
+def test_a_document_of_exactly_min_chars_closes_its_group():
+    corpus = {f"d{i}": Document(f"d{i}", c * 10) for i, c in enumerate("abcd")}  # 10 characters each
+    data = Dataset("toy", corpus, {}, {})
+    # "aaaaaaaaaa" + "\n\n" + "bbbbbbbbbb" = 22 characters: exactly min_chars closes the group
+    stitched = stitch_documents(data, min_chars=22)
+    assert [len(d.text) for d in stitched.corpus.values()] == [22, 22]
+    assert [len(d.text) for d in stitch_documents(data, min_chars=23).corpus.values()] == [46]

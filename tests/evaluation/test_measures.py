@@ -57,3 +57,12 @@ def test_self_hits_are_dropped_as_in_beir():
     assert got[("q1", "P@1")] == 1.0
     kept = values(evaluate_run(run, qrels, ["P@1"], ignore_identical_ids=False))
     assert kept[("q1", "P@1")] == 0.0
+
+
+def test_an_unanswered_or_empty_query_scores_zero_not_missing():
+    qrels = {"q1": {"d1": 1}, "q2": {"d2": 1}, "q3": {"d3": 1}}
+    run = {"q1": [("d1", 1.0)], "q3": []}  # q2 absent, q3 answered with nothing
+    table = evaluate_run(run, qrels, ["nDCG@10", "R@100", "P@1"])
+    by_query = table.pivot(index="qid", columns="measure", values="value")
+    assert list(by_query.index) == ["q1", "q2", "q3"]
+    assert (by_query.loc["q1"] == 1.0).all() and (by_query.loc[["q2", "q3"]] == 0.0).all().all()
