@@ -11,10 +11,6 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 SMOKE = json.loads((HERE / "notebook_smoke.json").read_text())
 REFERENCE_FILE = HERE / "notebook_reference.json"
-FREE_TEXT = {"prediction", "text", "answers", "raw", "propositions", "prompt", "long_answer", "short_answer",
-             "question", "context", "output", "title", "rewrite", "examples"}
-
-
 def headline_numbers(results: Path, name: str) -> dict[str, float]:
     """``"<table>|<key columns>|<column>" → value`` for every table named in the notebook's smoke spec."""
     spec = SMOKE[name]
@@ -25,12 +21,14 @@ def headline_numbers(results: Path, name: str) -> dict[str, float]:
             if "per_query" in path.parts:
                 continue
             frame = pd.read_csv(path)
-            keys = [c for c in frame.columns if frame[c].dtype == object and c not in FREE_TEXT
-                    and c not in table.get("ignore", [])]
+            keys = table["keys"]
+            duplicated = frame.duplicated(keys)
+            if duplicated.any():
+                raise AssertionError(f"{path}: keys {keys} do not identify a row: {frame[duplicated].head(3)}")
             for _, row in frame.iterrows():
                 label = ";".join(f"{k}={row[k]}" for k in keys)
                 for column in table["columns"]:
-                    if column in frame.columns and pd.notna(row[column]):
+                    if pd.notna(row[column]):
                         out[f"{path.relative_to(folder).as_posix()}|{label}|{column}"] = float(row[column])
     return out
 
