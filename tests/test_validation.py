@@ -194,3 +194,23 @@ def test_reproduce_rejects_unknown_parameters_and_profile():
         check_parameters("chunk_size", py_path, {"QUIK_QA_DOCS": 1})
     check_parameters("chunk_size", py_path, {"QUICK_QA_DOCS": 1})
     assert main(["reproduce", "--profile", "full", "-p", "PROFILE=quick", "--only", "chunk_size"]) == 2
+
+
+def test_squad_and_jsonl_files_with_bad_bytes_or_cut_gzip(tmp_path):
+    import gzip
+
+    from grainlab.data.qa_formats import load_squad_format, read_jsonl
+
+    squad = tmp_path / "dev.json"
+    squad.write_bytes(b'{"data": [{"title": "caf\xe9"}]}')
+    with pytest.raises(MalformedData, match=r"dev.json: not UTF-8 \(byte offset 24\)"):
+        load_squad_format(squad, "squad_dev")
+    lines = tmp_path / "x.jsonl"
+    lines.write_bytes(b'{"a": 1}\n{"b": "\xff"}\n')
+    with pytest.raises(MalformedData, match=r"x.jsonl:2: not UTF-8 \(byte offset 16\)"):
+        list(read_jsonl(lines))
+    packed = tmp_path / "x.jsonl.gz"
+    body = b"".join(b'{"a": %d}\n' % (i * 7919 % 100003) for i in range(5000))
+    packed.write_bytes(gzip.compress(body)[:-100])
+    with pytest.raises(MalformedData, match="cannot be read"):
+        list(read_jsonl(packed))

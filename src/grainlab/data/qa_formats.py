@@ -14,7 +14,9 @@ from grainlab.errors import MalformedData
 def load_squad_format(path: Path, name: str) -> Dataset:
     """Each paragraph is a document; each answerable question is a query judged on it."""
     try:
-        data = json.loads(path.read_text("utf-8"))["data"]
+        data = json.loads(path.read_bytes().decode("utf-8"))["data"]
+    except UnicodeDecodeError as exc:
+        raise MalformedData(f"{path}: not UTF-8 (byte offset {exc.start}); copy or download the file again") from None
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise MalformedData(f"{path}: not a SQuAD-format file with a top-level 'data' list ({exc})") from exc
     corpus: dict[str, Document] = {}
@@ -51,14 +53,24 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     (blank lines are skipped, as the BEIR validator does); a line that is not JSON is a
     ``MalformedData`` error naming the file and line."""
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise MalformedData(f"{path}:{number}: not a JSON line ({exc})") from exc
+    offset = 0
+    try:
+        with opener(path, "rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise MalformedData(f"{path}:{number}: not UTF-8 (byte offset {offset + exc.start}"
+                                        f"{' of the unpacked file' if path.suffix == '.gz' else ''})") from None
+                offset += len(raw)
+                if not line.strip():
+                    continue
+                try:
+                    yield number, json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise MalformedData(f"{path}:{number}: not a JSON line ({exc})") from exc
+    except (OSError, EOFError) as exc:  # a truncated or corrupt gzip stream
+        raise MalformedData(f"{path}: cannot be read ({type(exc).__name__}: {exc}); copy or download it again") from None
 
 
 def load_nq_oracle(path: Path, name: str) -> Dataset:
