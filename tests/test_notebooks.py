@@ -50,3 +50,42 @@ def test_quick_profile_runs_under_papermill(name, mirror, monkeypatch):
     problems = compare(found, reference["numbers"], SMOKE[name].get("tolerance", 0.02))
     assert not problems, "\n".join(problems[:20])
     assert os.environ["GRAINLAB_MIRROR"] == str(mirror)
+
+
+def test_an_interrupted_run_keeps_the_last_complete_outputs(monkeypatch, tmp_path):
+    import papermill
+
+    results = settings.results_dir()
+    executed = results / "executed" / f"{NOTEBOOKS['chunk_size']}.quick.ipynb"
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    executed.write_text("last complete run")
+    runtime = results / "chunk_size" / "quick" / "runtime.json"
+    runtime.parent.mkdir(parents=True, exist_ok=True)
+    runtime.write_text('{"seconds": 1}')
+
+    def interrupted(source, target, **kwargs):
+        open(target, "w").write("half a notebook")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(papermill, "execute_notebook", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        reproduce(profile="quick", only=["chunk_size"], root=ROOT)
+    assert executed.read_text() == "last complete run" and runtime.read_text() == '{"seconds": 1}'
+    assert sorted(p.name for p in executed.parent.iterdir()) == [executed.name]
+
+
+@pytest.mark.notebook
+@pytest.mark.mirror
+def test_a_failing_notebook_is_reported_in_a_few_lines(mirror, monkeypatch):
+    from grainlab.errors import NotebookFailed
+
+    monkeypatch.setenv("GRAINLAB_MIRROR", str(mirror))
+    with pytest.raises(NotebookFailed) as failure:
+        reproduce(profile="quick", only=["chunk_size"], root=ROOT, parameters={"IR_DATASET": "no-such-dataset"})
+    message = str(failure.value)
+    assert "failed in cell" in message and "unknown dataset 'no-such-dataset'" in message
+    assert message.count("\n") <= 3
+    executed = settings.results_dir() / "executed"
+    assert (executed / f"{NOTEBOOKS['chunk_size']}.quick.failed.ipynb").exists()
+    assert not (executed / f"{NOTEBOOKS['chunk_size']}.quick.ipynb").exists()
+    assert not (settings.results_dir() / "chunk_size" / "quick" / "runtime.json").exists()
