@@ -36,6 +36,7 @@ def server(mirror):
         "/scifact.zip": _scifact_zip(mirror),
         "/dev-v1.1.json": (mirror / "squad_v1.1_dev" / "dev-v1.1.json").read_bytes(),
         "/nq-open-oracle.jsonl.gz": (mirror / "lost_in_the_middle" / "qa_data" / "nq-open-oracle.jsonl.gz").read_bytes(),
+        "/COVID-QA.json": (mirror / "covid_qa" / "200423_covidQA.json").read_bytes(),
         "/not-a-zip.zip": b"<html>maintenance</html>",
     }
 
@@ -88,12 +89,14 @@ def test_beir_zip_downloads_checks_unpacks_and_loads(server, online, monkeypatch
     assert len(load_dataset("scifact", allow_download=False).corpus) == 5183  # found again, no download
 
 
-def test_squad_matches_its_published_md5(server, online, monkeypatch):
+def test_single_file_datasets_download_and_load(server, online, monkeypatch):
     base, _ = server
     _serve(monkeypatch, "squad_dev", f"{base}/dev-v1.1.json")  # the registry's md5 is SQuAD's published one
     assert len(load_dataset("squad_dev").queries) == 10570
     _serve(monkeypatch, "nq_open_oracle", f"{base}/nq-open-oracle.jsonl.gz")
     assert len(load_dataset("nq_open_oracle").queries) == 2655
+    _serve(monkeypatch, "covid_qa", f"{base}/COVID-QA.json")  # no published checksum: release counts decide
+    assert len(load_dataset("covid_qa").corpus) == 98
 
 
 @pytest.mark.parametrize("path, changes, message", [
