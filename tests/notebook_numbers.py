@@ -27,6 +27,8 @@ def headline_numbers(results: Path, name: str) -> dict[str, float]:
                 raise AssertionError(f"{path}: keys {keys} do not identify a row: {frame[duplicated].head(3)}")
             for _, row in frame.iterrows():
                 label = ";".join(f"{k}={row[k]}" for k in keys)
+                if any(part in label for part in table.get("exclude", [])):  # timings, not results
+                    continue
                 for column in table["columns"]:
                     if pd.notna(row[column]):
                         out[f"{path.relative_to(folder).as_posix()}|{label}|{column}"] = float(row[column])
