@@ -198,12 +198,11 @@ def test_the_dense_x_reader_receives_the_proposition_rewrites(monkeypatch):
 def test_late_chunking_cache_is_keyed_by_the_spans(cache):
     docs = {"d": Document("d", "Solar panels turn light into power. Batteries store that power for the night.")}
     retriever = get_retriever("late(model=sentence-transformers/all-MiniLM-L6-v2)", cache=cache)
-    retriever.documents = docs
     text = docs["d"].text
     first = [_unit("d", 0, text[:35]), Chunk("d#1", "d", text[36:], 36, len(text), 9, 1)]
-    a = retriever.index(first).embeddings.copy()
+    a = retriever.index(first, documents=docs).embeddings.copy()
     moved = [Chunk("d#0", "d", text[:20], 0, 20, 4, 0), Chunk("d#1", "d", text[21:], 21, len(text), 12, 1)]
-    b = retriever.index(moved).embeddings
+    b = retriever.index(moved, documents=docs).embeddings
     assert not np.allclose(a, b)  # same ids, other spans: recomputed, not read from the first entry
     assert len(list((cache.root / "late").rglob("*.npy"))) == 2
 

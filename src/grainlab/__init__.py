@@ -1,8 +1,8 @@
 """grainlab: what retrieval granularity does to search.
 
-Layers (lower never import higher): ``settings``/``errors``/``cache``/``spec`` →
-``data`` and ``models`` → ``chunking`` → ``retrieval`` → ``evaluation`` →
-``experiments`` → ``plots``/``reproduce``/``cli``.
+Layers (lower never import higher; checked by ``tests/test_layering.py``): ``errors``/``types``
+→ ``settings``/``spec``/``anchors`` → ``cache`` → ``data`` and ``models`` → ``readers`` →
+``chunking`` → ``retrieval`` → ``evaluation`` → ``experiments`` → ``plots``/``reproduce`` → ``cli``.
 """
 
 __version__ = "0.1.0"

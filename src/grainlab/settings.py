@@ -11,6 +11,10 @@ RESULTS_ENV = "GRAINLAB_RESULTS"
 FIGURES_ENV = "GRAINLAB_FIGURES"
 DEVICE_ENV = "GRAINLAB_DEVICE"
 
+DEFAULT_TOKENIZER = "cl100k_base"
+"""The tokenizer every size and budget is counted in unless a spec names another (tiktoken's
+GPT-4 encoding: model-independent, so all retrievers see the same chunks)."""
+
 
 def mirror_dir(override: str | os.PathLike | None = None) -> Path | None:
     """The local dataset mirror: the argument, else ``$GRAINLAB_MIRROR``, else ``None``; a mirror

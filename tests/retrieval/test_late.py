@@ -100,9 +100,11 @@ def test_retriever_ranks_and_needs_documents(cache):
     docs = {"berlin": Document("berlin", TEXT),
             "tea": Document("tea", "Tea is brewed from leaves. Green tea is not oxidised. Black tea is.")}
     units = get_chunker("sentences(n=1)").chunk_many(docs.values())
-    with pytest.raises(ConfigError, match="needs the documents"):
+    with pytest.raises(ConfigError, match="pass the documents"):
         LateChunkingRetriever(MINILM, cache=cache).index(units)
-    retriever = LateChunkingRetriever(MINILM, cache=cache, documents=docs).index(units)
+    with pytest.raises(ConfigError, match="whose text was not given"):
+        LateChunkingRetriever(MINILM, cache=cache).index(units, documents={"tea": docs["tea"]})
+    retriever = LateChunkingRetriever(MINILM, cache=cache).index(units, documents=docs)
     top = retriever.search({"q": "how many people live in the German capital"}, k=2, aggregate="max")["q"]
     assert top[0][0] == "berlin"
     assert retriever.spec == f"late(model={MINILM},overlap=256,max_length=512)"

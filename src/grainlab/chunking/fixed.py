@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register, trim_span
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Document
 
 
 @register("fixed_tokens")
@@ -26,7 +27,7 @@ class FixedTokenChunker(Chunker):
 
     size: int = 256
     overlap: int = 0
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
 
     def __post_init__(self) -> None:
         if self.size < 1:
@@ -71,4 +72,4 @@ class WholeDocument(Chunker):
         start, end = trim_span(doc.text, 0, len(doc.text))
         if start == end:
             return []
-        return [make_chunk(doc, 0, start, end, get_tokenizer("cl100k_base").count(doc.text[start:end]))]
+        return [make_chunk(doc, 0, start, end, get_tokenizer(DEFAULT_TOKENIZER).count(doc.text[start:end]))]

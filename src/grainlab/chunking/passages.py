@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
 from grainlab.chunking.sentences import sentence_spans
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Document
 
 WORD = re.compile(r"\S+")
 
@@ -32,7 +33,7 @@ class PassageChunker(Chunker):
 
     words: int = 100
     min_last: int = 50
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
     version = "2"  # 2: sentences split block by block (linear time)
 
     def __post_init__(self) -> None:

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from grainlab.cache import content_key
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
 from grainlab.chunking.sentences import sentence_spans
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.readers.llm import shared_reader
@@ -28,6 +27,8 @@ from grainlab.readers.propositions import (
     propositionize,
     propositionizer_input,
 )
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Document
 
 WORD = re.compile(r"\w+")
 RESPONSE_PREFIX = '["'  # the output starts as a JSON list of strings: small models otherwise echo the input
@@ -86,7 +87,7 @@ class PropositionChunker(Chunker):
     max_new_tokens: int = 256
     batch_size: int = 4
     min_support: float = 0.5
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
     version = f"1-{PROMPT_VERSION}"  # cached units follow the prompt: a changed prompt re-cuts them
 
     def __post_init__(self) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register, trim_span
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import TextTokenizer, get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Document
 
 SEPARATORS = ("\n\n", "\n", ". ", " ", "")
 MIN_SIZE = 8  # one character can take up to 4 byte-level tokens
@@ -37,7 +38,7 @@ class RecursiveChunker(Chunker):
     merge neighbouring pieces greedily up to ``size`` tokens."""
 
     size: int = 256
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:

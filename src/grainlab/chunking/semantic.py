@@ -8,7 +8,7 @@ token windows), which the Max–Min authors' code does not do.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -18,9 +18,10 @@ from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.recursive import MIN_SIZE
 from grainlab.chunking.sentences import sentence_spans
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Document
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -168,7 +169,7 @@ class MaxMinChunker(_SentenceGroupChunker):
     init: float = 1.5
     size: int = 512
     model: str = DEFAULT_MODEL
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
 
     def __post_init__(self) -> None:
         self._check_size()
@@ -186,7 +187,7 @@ class BreakpointChunker(_SentenceGroupChunker):
     amount: float = 95.0
     size: int = 512
     model: str = DEFAULT_MODEL
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
 
     def __post_init__(self) -> None:
         self._check_size()
@@ -196,12 +197,3 @@ class BreakpointChunker(_SentenceGroupChunker):
     def _groups(self, embeddings: np.ndarray) -> list[int]:
         return breakpoint_groups(embeddings, self.method, self.amount)
 
-
-def groups_to_labels(starts: Sequence[int], n: int) -> list[int]:
-    """Group start indices → one label per item (for segmentation metrics such as AMI)."""
-    labels, group = [], -1
-    starts_set = set(starts)
-    for i in range(n):
-        group += i in starts_set
-        labels.append(group)
-    return labels

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register, trim_span
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Document
 
 
 @functools.lru_cache(maxsize=1)
@@ -93,7 +94,7 @@ class SentenceChunker(Chunker):
 
     version: ClassVar[str] = "2"  # 2: sentences split block by block (linear time)
     n: int = 5
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
 
     def __post_init__(self) -> None:
         if self.n < 1:

@@ -27,9 +27,10 @@ from grainlab.chunking.base import Chunk, Chunker, make_chunk, register, trim_sp
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.recursive import MIN_SIZE, RecursiveChunker
 from grainlab.chunking.sentences import sentence_spans
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import TextTokenizer, get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Document
 
 MD_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 HTML_HEADING = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*$", re.IGNORECASE)
@@ -164,7 +165,7 @@ class StructureChunker(Chunker):
     """``structure(size=512,tokenizer=cl100k_base)``: sections by heading, blocks packed to ``size``."""
 
     size: int = 512
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
     version = "2"  # 2: sentences split block by block (linear time)
 
     def __post_init__(self) -> None:
@@ -244,7 +245,7 @@ class ParentChildChunker(Chunker):
     child_size: int = 128
     parent_size: int = 1024
     parents: str = "structure"
-    tokenizer: str = "cl100k_base"
+    tokenizer: str = DEFAULT_TOKENIZER
     version = "2"  # 2: sentences split block by block (linear time)
 
     def __post_init__(self) -> None:

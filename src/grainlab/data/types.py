@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from grainlab.types import Document
 
-@dataclass(frozen=True)
-class Document:
-    """A retrievable text with a stable id. ``text`` is what chunkers cut."""
-
-    doc_id: str
-    text: str
-    title: str = ""
+__all__ = ["Dataset", "Document"]
 
 
 @dataclass

@@ -9,9 +9,10 @@ from grainlab.cache import (
     discard_entry,
     report_corrupt,
 )
-from grainlab.chunking.base import Chunk, Chunker, chunk_id
+from grainlab.chunking.base import Chunker, chunk_id
 from grainlab.data.types import Dataset
 from grainlab.experiments.identity import model_revisions
+from grainlab.types import Chunk
 
 
 def chunk_corpus(dataset: Dataset, chunker: Chunker, cache: ArtifactCache | None = None,

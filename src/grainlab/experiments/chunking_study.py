@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from grainlab import settings
 from grainlab.cache import ArtifactCache, atomic_write_text
-from grainlab.chunking.base import Chunk, get_chunker
+from grainlab.chunking.base import get_chunker
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.sentences import sentence_spans
 from grainlab.chunking.structure import ParentChildChunker
@@ -40,9 +40,9 @@ from grainlab.experiments.experiment import chunk_and_index
 from grainlab.experiments.identity import results_key
 from grainlab.experiments.store import slug, stored_table
 from grainlab.models.tokenizers import get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.spec import format_spec, parse_spec
-
-SPAN_TOKENIZER = "cl100k_base"
+from grainlab.types import Chunk
 
 
 def answer_spans(dataset: Dataset) -> dict[str, list[Span]]:
@@ -128,7 +128,7 @@ class ChunkingSystem:
 
 
 def _document_tokens(dataset: Dataset) -> dict[str, list[int]]:
-    tok = get_tokenizer(SPAN_TOKENIZER)
+    tok = get_tokenizer(DEFAULT_TOKENIZER)
     return {d: tok.token_starts(doc.text) for d, doc in dataset.corpus.items()}
 
 
@@ -150,7 +150,7 @@ def _span_rows(qid: str, shown: list[Chunk], gold: list[Span], ks: Sequence[int]
 def _system_info(dataset: Dataset, system: ChunkingSystem, units: list[Chunk],
                  gold: dict[str, list[Span]]) -> dict[str, Any]:
     chunker = get_chunker(system.chunker)
-    tok = get_tokenizer(getattr(chunker, "tokenizer", SPAN_TOKENIZER))
+    tok = get_tokenizer(getattr(chunker, "tokenizer", DEFAULT_TOKENIZER))
     doc_tokens = {d: tok.count(doc.text) for d, doc in dataset.corpus.items()}
     fixed = isinstance(chunker, FixedTokenChunker)
     # token windows count the tokens they cover; other chunks their own (re-tokenised) count

@@ -13,16 +13,16 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from grainlab.cache import ArtifactCache
-from grainlab.chunking.base import Chunk
 from grainlab.data.types import Dataset
 from grainlab.evaluation.answers import best_subspan_em, exact_match
 from grainlab.experiments.experiment import rank
 from grainlab.experiments.systems import System
 from grainlab.readers.llm import CausalLMReader
 from grainlab.readers.prompts import closedbook_prompt, qa_prompt, within_budget
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Chunk
 
 UNIT_CHUNKERS = {"passage": "none", "sentence": "sentences(n=1)"}
-BUDGET_TOKENIZER = "cl100k_base"
 
 
 def article_subset(dataset: Dataset, n_articles: int) -> Dataset:
@@ -50,7 +50,7 @@ def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cac
     contexts = {}
     for qid, ranking in run.items():
         units_in_order = ((dataset.corpus[by_id[u].doc_id].title, by_id[u].rewrite or by_id[u].text) for u, _ in ranking)
-        contexts[qid] = within_budget(units_in_order, budget_tokens, BUDGET_TOKENIZER)
+        contexts[qid] = within_budget(units_in_order, budget_tokens, DEFAULT_TOKENIZER)
     return contexts
 
 

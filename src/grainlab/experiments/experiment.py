@@ -19,7 +19,7 @@ import pandas as pd
 
 from grainlab import settings
 from grainlab.cache import ArtifactCache, atomic_write_text
-from grainlab.chunking.base import Chunk, Chunker, get_chunker
+from grainlab.chunking.base import Chunker, get_chunker
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
 from grainlab.evaluation.answers import answer_recall
@@ -32,8 +32,9 @@ from grainlab.experiments.store import slug, stored_table
 from grainlab.experiments.systems import System
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.retrieval import Retriever, get_retriever
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Chunk
 
-ANSWER_TOKENIZER = "cl100k_base"  # counts the tokens of retrieved documents
 KEYS = ["dataset", "system", "retriever", "chunker", "aggregate"]
 
 
@@ -70,10 +71,7 @@ def chunk_and_index(dataset: Dataset, chunker: Chunker, retriever_spec: str, cac
     units = chunk_corpus(dataset, chunker, cache, fingerprint)
     timings = {"chunk_s": time.perf_counter() - tick}
     tick = time.perf_counter()
-    retriever = get_retriever(retriever_spec, cache=cache)
-    if getattr(retriever, "needs_documents", False):
-        retriever.documents = dataset.corpus
-    retriever.index(units)
+    retriever = get_retriever(retriever_spec, cache=cache).index(units, documents=dataset.corpus)
     timings["index_s"] = time.perf_counter() - tick
     return units, retriever, timings
 
@@ -103,7 +101,7 @@ def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer
         hit = {d for ranking in run.values() for d, _ in ranking}
         texts = {d: dataset.corpus[d].text for d in hit}
         table = answer_recall(run, texts, dataset.answers, answer_ks)
-        tok = get_tokenizer(ANSWER_TOKENIZER)
+        tok = get_tokenizer(DEFAULT_TOKENIZER)
         n_tok = {d: tok.count(text) for d, text in texts.items()}
     else:
         table = evaluate_run(run, dataset.qrels, measures)

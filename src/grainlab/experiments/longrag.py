@@ -30,9 +30,9 @@ from grainlab.readers.prompts import (
     within_budget,
 )
 from grainlab.retrieval import index_titled_documents
+from grainlab.settings import DEFAULT_TOKENIZER
 
 SEPARATOR = "\n\n"
-GROUP_TOKENIZER = "cl100k_base"
 
 
 def _slug(title: str) -> str:
@@ -93,7 +93,7 @@ def similarity_neighbours(documents: Dataset, k: int = 5, query_words: int = 64,
 
 def grouped_corpus(documents: Dataset, neighbours: dict[str, list[str]], max_tokens: int = 4000) -> Dataset:
     """LongRAG groups of documents (≤ ``max_tokens`` cl100k tokens unless a document alone is bigger)."""
-    tok = get_tokenizer(GROUP_TOKENIZER)
+    tok = get_tokenizer(DEFAULT_TOKENIZER)
     sizes = {d: tok.count(doc.text) for d, doc in tqdm(documents.corpus.items(), desc="document sizes",
                                                         disable=len(documents.corpus) < 500)}
     groups = group_documents(sizes, symmetric(neighbours), max_tokens)
@@ -113,7 +113,7 @@ def reader_context(units: Dataset, ranking: Sequence[tuple[str, float]], budget_
     """``(title, text)`` of the top-ranked units, in rank order, within ``budget_tokens`` cl100k
     tokens (the unit that crosses the budget is cut; nothing after it is read)."""
     return within_budget(((units.corpus[u].title, units.corpus[u].text) for u, _ in ranking), budget_tokens,
-                         GROUP_TOKENIZER)
+                         DEFAULT_TOKENIZER)
 
 
 def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[tuple[str, float]]]]],

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from grainlab.chunking.base import Chunk
 from grainlab.data.types import Dataset
 from grainlab.evaluation.measures import evaluate_run
 from grainlab.evaluation.significance import compare_to_baseline
@@ -22,8 +21,7 @@ from grainlab.retrieval.base import Retriever, Run
 from grainlab.retrieval.fusion import rrf, score_fusion
 from grainlab.retrieval.pipeline import Pipeline, Trace
 from grainlab.retrieval.rerank import Reranker
-
-STAGES = ("candidates", "fused", "reranked", "context")
+from grainlab.types import Chunk
 
 
 @dataclass

@@ -6,6 +6,8 @@ import copy
 import functools
 from typing import Protocol
 
+from grainlab.settings import DEFAULT_TOKENIZER
+
 
 class TextTokenizer(Protocol):
     """What chunkers need from a tokenizer."""
@@ -22,7 +24,7 @@ class TextTokenizer(Protocol):
 class TiktokenTokenizer:
     """A tiktoken encoding (``cl100k_base`` resolves to the offline copy when installed)."""
 
-    def __init__(self, name: str = "cl100k_base") -> None:
+    def __init__(self, name: str = DEFAULT_TOKENIZER) -> None:
         import tiktoken
 
         self.name = name

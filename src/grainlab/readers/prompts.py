@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import first_tokens, get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
 
 QA_INSTRUCTION = ("Write a high-quality answer for the given question using only the provided search "
                   "results (some of which might be irrelevant).")
@@ -117,7 +118,7 @@ def after_answer_label(text: str) -> str:
 
 
 def within_budget(documents: Iterable[tuple[str, str]], budget_tokens: int,
-                  tokenizer: str = "cl100k_base") -> list[tuple[str, str]]:
+                  tokenizer: str = DEFAULT_TOKENIZER) -> list[tuple[str, str]]:
     """``(title, text)`` documents in the given order until ``budget_tokens`` tokens are used; the
     document that crosses the budget is cut at a token boundary and nothing after it is read."""
     tok, left, picked = get_tokenizer(tokenizer), budget_tokens, []

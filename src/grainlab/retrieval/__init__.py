@@ -7,7 +7,6 @@ from collections.abc import Iterable
 
 from grainlab.cache import ArtifactCache
 from grainlab.chunking.base import make_chunk
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.retrieval.aggregate import METHODS, UnitGroups, collapse_to_documents
 from grainlab.retrieval.base import Retriever, Run, top_k
@@ -18,6 +17,7 @@ from grainlab.retrieval.late import LateChunker, LateChunkingRetriever
 from grainlab.retrieval.pipeline import Hit, Pipeline, Trace
 from grainlab.retrieval.rerank import Reranker
 from grainlab.spec import check_types, parse_spec
+from grainlab.types import Document
 
 __all__ = ["BM25Retriever", "DenseRetriever", "Hit", "LateChunker", "LateChunkingRetriever", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
            "Trace", "UnitGroups", "collapse_to_documents", "get_retriever", "index_titled_documents", "rrf", "score_fusion", "top_k"]

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grainlab.chunking.base import Chunk
 from grainlab.errors import ConfigError
+from grainlab.types import Chunk
 
 METHODS = ("max", "first", "mean")
 

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from tqdm.auto import tqdm
 
-from grainlab.chunking.base import Chunk
 from grainlab.retrieval.aggregate import UnitGroups
-
-Run = dict[str, list[tuple[str, float]]]
-"""query id → ``[(unit or document id, score), ...]`` best first."""
+from grainlab.types import Chunk, Document, Run
 
 
 def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -39,8 +36,14 @@ class Retriever(ABC):
         """Canonical string, e.g. ``bm25(k1=1.5,b=0.75,method=lucene)``."""
 
     @abstractmethod
-    def index(self, units: Sequence[Chunk]) -> Retriever:
-        """Build (or load from the cache) the index over ``units``."""
+    def index(self, units: Sequence[Chunk], documents: Mapping[str, Document] | None = None) -> Retriever:
+        """Build (or load from the cache) the index over ``units``.
+
+        Args:
+            units: the retrieval units, each with exact offsets into its document.
+            documents: the documents the units were cut from, by id; needed by retrievers that
+                read a unit in its document's context (late chunking), ignored by the others.
+        """
 
     @abstractmethod
     def score(self, queries: list[str]) -> np.ndarray:

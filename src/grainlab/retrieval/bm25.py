@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,9 +18,9 @@ from grainlab.cache import (
     verify_dir_checksums,
     write_dir_checksums,
 )
-from grainlab.chunking.base import Chunk
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
+from grainlab.types import Chunk, Document
 
 BM25_CODE_VERSION = code_fingerprint("retrieval.bm25")
 
@@ -55,7 +55,7 @@ class BM25Retriever(Retriever):
         return bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
                               return_ids=False, show_progress=False)
 
-    def index(self, units: Sequence[Chunk]) -> BM25Retriever:
+    def index(self, units: Sequence[Chunk], documents: Mapping[str, Document] | None = None) -> BM25Retriever:
         import bm25s
 
         self.units = units

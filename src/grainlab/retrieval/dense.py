@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from grainlab.cache import ArtifactCache
-from grainlab.chunking.base import Chunk
 from grainlab.models.encoders import Encoder, cached_encode
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
+from grainlab.types import Chunk, Document
 
 
 @dataclass
@@ -35,7 +35,7 @@ class DenseRetriever(Retriever):
     def _embed(self, texts: list[str], role: str) -> np.ndarray:
         return cached_encode(self.encoder, texts, role, self._cache)
 
-    def index(self, units: Sequence[Chunk]) -> DenseRetriever:
+    def index(self, units: Sequence[Chunk], documents: Mapping[str, Document] | None = None) -> DenseRetriever:
         import torch
 
         self.units = units

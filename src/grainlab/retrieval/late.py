@@ -17,12 +17,11 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache, code_fingerprint, content_key, hash_texts
-from grainlab.chunking.base import Chunk
-from grainlab.data.types import Document
 from grainlab.errors import ConfigError
 from grainlab.models.encoders import Encoder, cached_encode, max_positions
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
+from grainlab.types import Chunk, Document
 
 LATE_CODE_VERSION = code_fingerprint("retrieval.late", "models.encoders")
 
@@ -143,7 +142,7 @@ class LateChunker:
 class LateChunkingRetriever(Retriever):
     """``late(model=<hf id>,overlap=256)``: dense search over late-chunked embeddings.
 
-    Needs the documents the units were cut from (``documents``), set by the experiment.
+    Needs the documents the units were cut from: ``index(units, documents)``.
     """
 
     model: str = "sentence-transformers/all-MiniLM-L6-v2"
@@ -151,9 +150,7 @@ class LateChunkingRetriever(Retriever):
     max_length: int | None = None
     batch_size: int = 16
     cache: ArtifactCache | None = None
-    documents: Mapping[str, Document] = field(default_factory=dict, repr=False)
     units: Sequence[Chunk] = field(default_factory=list, repr=False)
-    needs_documents = True
 
     def __post_init__(self) -> None:
         # late chunking reads as far as the model's positions allow unless told otherwise
@@ -167,16 +164,20 @@ class LateChunkingRetriever(Retriever):
         return format_spec("late", {"model": self.model, "overlap": self.overlap,
                                     "max_length": self.encoder.config.max_length})
 
-    def index(self, units: Sequence[Chunk]) -> LateChunkingRetriever:
+    def index(self, units: Sequence[Chunk], documents: Mapping[str, Document] | None = None) -> LateChunkingRetriever:
         import torch
 
-        if not self.documents:
-            raise ConfigError("late chunking needs the documents: set retriever.documents = dataset.corpus")
+        if not documents:
+            raise ConfigError("late chunking reads each unit inside its document: pass the documents, "
+                              "index(units, documents=dataset.corpus)")
+        missing = sorted({u.doc_id for u in units} - set(documents))
+        if missing:
+            raise ConfigError(f"late chunking: units of documents {missing[:3]} whose text was not given")
         self.units = units
         by_doc: dict[str, list[Chunk]] = {}
         for unit in units:
             by_doc.setdefault(unit.doc_id, []).append(unit)
-        docs = [self.documents[d] for d in by_doc]
+        docs = [documents[d] for d in by_doc]
         key = content_key(kind="late", encoder=self.encoder.identity, overlap=self.overlap, window=self.late.window,
                           docs=hash_texts((d.doc_id, d.text) for d in docs),
                           spans=hash_texts((u.chunk_id, f"{u.start}:{u.end}") for u in units), code=LATE_CODE_VERSION)

@@ -11,11 +11,11 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from grainlab.chunking.base import Chunk
 from grainlab.errors import ConfigError
 from grainlab.retrieval.base import Retriever, Run
 from grainlab.retrieval.fusion import rrf, score_fusion
 from grainlab.retrieval.rerank import Reranker
+from grainlab.types import Chunk
 
 Ranked = list[tuple[str, int, float]]  # (unit id, rank from 1, score)
 
