@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from grainlab.evaluation.registry import ANSWER_RECALL
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans("", "", string.punctuation)
 
@@ -34,7 +36,7 @@ def answer_recall(run: Mapping[str, list[tuple[str, float]]], unit_text: Mapping
         first_hit = next((rank for rank, (uid, _) in enumerate(ranking, start=1)
                           if has_answer(unit_text[uid], gold)), None)
         for k in ks:
-            rows.append((qid, f"AnswerRecall@{k}", float(first_hit is not None and first_hit <= k)))
+            rows.append((qid, ANSWER_RECALL @ k, float(first_hit is not None and first_hit <= k)))
     return pd.DataFrame(rows, columns=["qid", "measure", "value"])
 
 

@@ -9,6 +9,7 @@ import ir_measures
 import pandas as pd
 
 from grainlab.errors import ConfigError
+from grainlab.evaluation.registry import parse_grainlab_measure
 
 Qrels = Mapping[str, Mapping[str, int]]
 
@@ -20,6 +21,9 @@ def parse_measures(names: Iterable[str | ir_measures.Measure]) -> list[ir_measur
         if not isinstance(name, str):
             measures.append(name)
             continue
+        if parse_grainlab_measure(name) is not None:
+            raise ConfigError(f"{name!r} is a grainlab measure (grainlab.evaluation.registry), computed by the "
+                              f"experiment, not by ir-measures")
         try:
             measure = ir_measures.parse_measure(name)
         except (ValueError, NameError, SyntaxError, TypeError) as exc:

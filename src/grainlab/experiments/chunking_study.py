@@ -25,6 +25,7 @@ from grainlab.chunking.structure import ParentChildChunker
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
 from grainlab.evaluation.answers import answer_recall
+from grainlab.evaluation.registry import SPAN_COVERED, SPAN_IOU, SPAN_PRECISION, SPAN_RECALL, TOKENS
 from grainlab.evaluation.spans import (
     Span,
     boundary_retention,
@@ -137,13 +138,13 @@ def _span_rows(qid: str, shown: list[Chunk], gold: list[Span], ks: Sequence[int]
     rows = []
     for k in ks:
         top = shown[:k]
-        rows.append((qid, f"Tokens@{k}", float(sum(u.n_tokens for u in top))))
+        rows.append((qid, TOKENS @ k, float(sum(u.n_tokens for u in top))))
         if not gold:
             continue
         overlap = span_overlap(top, gold, token_starts)
-        rows += [(qid, f"SpanCovered@{k}", float(any(covers(u, g) for u in top for g in gold))),
-                 (qid, f"SpanRecall@{k}", overlap["recall"]), (qid, f"SpanPrecision@{k}", overlap["precision"]),
-                 (qid, f"SpanIoU@{k}", overlap["iou"])]
+        rows += [(qid, SPAN_COVERED @ k, float(any(covers(u, g) for u in top for g in gold))),
+                 (qid, SPAN_RECALL @ k, overlap["recall"]), (qid, SPAN_PRECISION @ k, overlap["precision"]),
+                 (qid, SPAN_IOU @ k, overlap["iou"])]
     return rows
 
 

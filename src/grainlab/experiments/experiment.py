@@ -24,6 +24,7 @@ from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
 from grainlab.evaluation.answers import answer_recall
 from grainlab.evaluation.measures import evaluate_run, parse_measures
+from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.evaluation.significance import compare_to_baseline
 from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.experiments.identity import results_key
@@ -163,7 +164,7 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], name: str,
                           for s, i in manifest["systems"].items()])
     aggregate = aggregate.merge(sizes, on="system", how="left")
     base = systems[baseline].display if isinstance(baseline, int) else baseline
-    measure = significance_measure or (f"AnswerRecall@{max(answer_ks)}" if dataset.is_qa else measures[0])
+    measure = significance_measure or (ANSWER_RECALL @ max(answer_ks) if dataset.is_qa else measures[0])
     significance = compare_to_baseline(per_query, base, measure, n_resamples=n_resamples, seed=seed)
     if not significance.empty:
         significance.insert(0, "dataset", dataset.name)
