@@ -16,7 +16,7 @@ MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 def main(n_docs: int = 400) -> None:
     from grainlab.models import Encoder
-    from grainlab.retrieval.late import _STATES_MEMO, LateChunker
+    from grainlab.retrieval.late import _STATES_MEMO, LatePooler
 
     data = load_dataset("scifact", mirror=mirror())
     docs = list(data.corpus.values())[:n_docs]
@@ -24,7 +24,7 @@ def main(n_docs: int = 400) -> None:
     chunks = {d.doc_id: chunker.chunk(d) for d in docs}
     texts = [c.text for cs in chunks.values() for c in cs]
     encoder = Encoder(MODEL, batch_size=32, max_length=512)
-    late = LateChunker(encoder, overlap=256)
+    late = LatePooler(encoder, overlap=256)
     encoder.encode_passages(texts[:32], progress=False)  # warm-up
     t: dict[str, float] = {}
     with timer(t, "naive_s"):

@@ -10,8 +10,8 @@ from grainlab.errors import ConfigError
 from grainlab.models import Encoder
 from grainlab.retrieval.late import (
     _STATES_MEMO,
-    LateChunker,
     LateChunkingRetriever,
+    LatePooler,
     macro_windows,
     stitch_windows,
     token_spans,
@@ -66,7 +66,7 @@ def test_spans_start_at_cls_and_end_with_sep(encoder):
 
 def test_pooling_equals_independent_computation(encoder, reference):
     chunks = get_chunker("sentences(n=2)").chunk(Document("d", TEXT))
-    ours = LateChunker(encoder).embed([Document("d", TEXT)], {"d": chunks})
+    ours = LatePooler(encoder).embed([Document("d", TEXT)], {"d": chunks})
     ids = encoder.tokenizer(TEXT)["input_ids"]
     states = reference_states(encoder, reference, ids)
     enc = encoder.tokenizer(TEXT, return_offsets_mapping=True, return_special_tokens_mask=True)
@@ -81,14 +81,14 @@ def test_pooling_equals_independent_computation(encoder, reference):
 def test_long_late_chunking_equals_single_pass_when_the_document_fits(encoder):
     doc = Document("d", TEXT)
     chunks = {"d": get_chunker("sentences(n=1)").chunk(doc)}
-    single = LateChunker(encoder, overlap=256, window=512).embed([doc], chunks)
-    windowed = LateChunker(encoder, overlap=8, window=200).embed([doc], chunks)  # still one window
+    single = LatePooler(encoder, overlap=256, window=512).embed([doc], chunks)
+    windowed = LatePooler(encoder, overlap=8, window=200).embed([doc], chunks)  # still one window
     assert all(np.allclose(single[k], windowed[k], atol=1e-6) for k in single)
 
 
 def test_long_document_windows_match_manual_windows(encoder, reference):
     long_text = " ".join([TEXT] * 6)
-    late = LateChunker(encoder, overlap=16, window=64)
+    late = LatePooler(encoder, overlap=16, window=64)
     (states, enc), = late.document_states([long_text])
     ids = enc["input_ids"]
     assert states.shape[0] == len(ids) > 64
@@ -112,19 +112,19 @@ def test_retriever_ranks_and_needs_documents(cache):
 
 def test_token_states_are_shared_between_chunkers_but_not_between_settings(encoder, monkeypatch):
     doc = Document("d", TEXT)
-    late = LateChunker(encoder, overlap=256, window=512)
+    late = LatePooler(encoder, overlap=256, window=512)
     calls = []
-    original = LateChunker.document_states
+    original = LatePooler.document_states
 
     def counting(self, texts, progress=False):
         calls.append((self.window, self.overlap))
         return original(self, texts, progress)
 
-    monkeypatch.setattr(LateChunker, "document_states", counting)
+    monkeypatch.setattr(LatePooler, "document_states", counting)
     by_sentence = late.embed([doc], {"d": get_chunker("sentences(n=1)").chunk(doc)})
     by_pair = late.embed([doc], {"d": get_chunker("sentences(n=2)").chunk(doc)})
     assert calls == [(512, 256)]  # the second chunker only re-pools
-    LateChunker(encoder, overlap=8, window=200).embed([doc], {"d": get_chunker("sentences(n=1)").chunk(doc)})
+    LatePooler(encoder, overlap=8, window=200).embed([doc], {"d": get_chunker("sentences(n=1)").chunk(doc)})
     assert calls == [(512, 256), (200, 8)]  # other window settings: encoded again
     _STATES_MEMO.clear()
     recomputed = late.embed([doc], {"d": get_chunker("sentences(n=2)").chunk(doc)})

@@ -13,13 +13,13 @@ from grainlab.retrieval.base import Retriever, Run, top_k
 from grainlab.retrieval.bm25 import BM25Retriever
 from grainlab.retrieval.dense import DenseRetriever
 from grainlab.retrieval.fusion import rrf, score_fusion
-from grainlab.retrieval.late import LateChunker, LateChunkingRetriever
+from grainlab.retrieval.late import LateChunkingRetriever, LatePooler
 from grainlab.retrieval.pipeline import Hit, Pipeline, Trace
 from grainlab.retrieval.rerank import Reranker
 from grainlab.spec import check_types, parse_spec
 from grainlab.types import Document
 
-__all__ = ["BM25Retriever", "DenseRetriever", "Hit", "LateChunker", "LateChunkingRetriever", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
+__all__ = ["BM25Retriever", "DenseRetriever", "Hit", "LatePooler", "LateChunkingRetriever", "METHODS", "Pipeline", "Reranker", "Retriever", "Run",
            "Trace", "UnitGroups", "collapse_to_documents", "get_retriever", "index_titled_documents", "rrf", "score_fusion", "top_k"]
 
 _FACTORIES = {"bm25": BM25Retriever, "dense": DenseRetriever, "late": LateChunkingRetriever}

@@ -74,8 +74,10 @@ def pool_spans(states: np.ndarray, spans: Sequence[tuple[int, int]]) -> np.ndarr
     return (pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
 
 
-class LateChunker:
-    """Late-chunked embeddings for the chunks of many documents, windows batched by length."""
+class LatePooler:
+    """Pools token states into chunk vectors (late chunking): each document is encoded whole (in macro
+    windows when longer than the model), then every chunk's token span is mean-pooled; windows batched
+    by length. It cuts nothing: the chunks come from a chunker."""
 
     def __init__(self, encoder: Encoder, overlap: int = 256, window: int | None = None) -> None:
         self.encoder = encoder
@@ -156,7 +158,7 @@ class LateChunkingRetriever(Retriever):
         # late chunking reads as far as the model's positions allow unless told otherwise
         window = self.max_length or max_positions(self.model)
         self.encoder = Encoder(self.model, max_length=window, batch_size=self.batch_size)
-        self.late = LateChunker(self.encoder, overlap=self.overlap)
+        self.late = LatePooler(self.encoder, overlap=self.overlap)
         self._cache = self.cache or ArtifactCache()
 
     @property
