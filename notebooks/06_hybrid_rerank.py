@@ -204,7 +204,9 @@ display(paper_vs_ours)
     "copies (bge-small, the cross-encoder).\n")
 manifest = new_manifest(notebook="06_hybrid_rerank", profile=PROFILE, dataset=DATASET,
                         dataset_fingerprint=data.fingerprint(), chunker=CHUNKER, dense_models=DENSE_MODELS,
-                        reranker=RERANKER, candidate_k=CANDIDATE_K, rerank_k=rerank_k, context_k=CONTEXT_K,
+                        reranker=RERANKER, reranker_copy=reranker.encoder.record,
+                        dense_copies={name: r.encoder.record for name, r in retrievers.items() if hasattr(r, "encoder")},
+                        candidate_k=CANDIDATE_K, rerank_k=rerank_k, context_k=CONTEXT_K,
                         rrf_k=RRF_K, seed=SEED, seconds=round(time.perf_counter() - STARTED, 1))
 (RESULTS / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

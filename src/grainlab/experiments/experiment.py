@@ -114,9 +114,7 @@ def run_system(dataset: Dataset, system: System, measures: Sequence[str], answer
             "mean_tokens_retrieved": {str(k): v for k, v in tokens_at.items()}, **timings}
     encoder = getattr(retriever, "encoder", None)
     if encoder is not None:
-        info["model"] = {"id": encoder.model_id, "source": encoder.resolved.source,
-                         "revision": encoder.resolved.revision, "backend": encoder.resolved.backend,
-                         "device": encoder.device}
+        info["model"] = encoder.record
     return table, info
 
 

@@ -47,6 +47,12 @@ class CrossEncoder:
                 str(self.resolved.path)).to(self.device).eval()
 
     @property
+    def record(self) -> dict[str, object]:
+        """Which copy ran where, for result manifests (the ONNX execution provider actually used)."""
+        return {"id": self.model_id, "source": self.resolved.source, "revision": self.resolved.revision,
+                "backend": self.resolved.backend, "device": self.device}
+
+    @property
     def identity(self) -> dict[str, object]:
         return {"model_id": self.model_id, "revision": self.resolved.revision, "backend": self.resolved.backend,
                 "max_length": self.max_length, "code": CROSS_ENCODER_CODE_VERSION}

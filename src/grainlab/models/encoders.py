@@ -105,6 +105,13 @@ class Encoder:
             self._torch = torch
 
     @property
+    def record(self) -> dict[str, object]:
+        """Which copy ran where, for result manifests (``device`` is where it actually ran: an ONNX
+        session's execution provider, not the device asked for)."""
+        return {"id": self.model_id, "source": self.resolved.source, "revision": self.resolved.revision,
+                "backend": self.resolved.backend, "device": self.device}
+
+    @property
     def identity(self) -> dict[str, object]:
         """Everything that changes the vectors: a cache-key component."""
         return {"model_id": self.model_id, "revision": self.resolved.revision,
