@@ -2,6 +2,7 @@
 
 import json
 
+import pandas as pd
 import pytest
 
 from grainlab.data import Dataset, Document, load_dataset
@@ -105,3 +106,22 @@ def test_a_different_model_copy_never_reuses_results(toy_mirror, tmp_path, cache
     monkeypatch.setattr(identity, "model_revisions", lambda spec: {"x": "another-revision"} if "/" in spec else {})
     third = run_experiment(data, [system], name="rev", results_dir=tmp_path, cache=cache, progress=False)
     assert "reused" not in third.manifest["systems"][system.name]
+
+
+def test_tags_become_columns_and_do_not_change_the_key(toy_mirror, tmp_path, cache):
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    systems = [System("bm25", "none", "max", tags={"unit": "document", "family": "lexical"}),
+               System("bm25", "fixed_tokens(size=8,overlap=0)", "max", tags={"unit": "chunk"})]
+    result = run_experiment(data, systems, name="tags", results_dir=tmp_path, cache=cache, progress=False)
+    assert {"unit", "family"} <= set(result.per_query.columns) and {"unit", "family"} <= set(result.aggregate.columns)
+    by_unit = result.aggregate.query("measure == 'nDCG@10'").set_index("unit")
+    assert by_unit.loc["document", "family"] == "lexical" and pd.isna(by_unit.loc["chunk", "family"])
+    assert result.manifest["systems"][systems[0].name]["tags"] == {"family": "lexical", "unit": "document"}
+    retagged = [System("bm25", "none", "max", tags={"unit": "whole document"}), systems[1]]
+    again = run_experiment(data, retagged, name="tags", results_dir=tmp_path, cache=cache, progress=False)
+    assert again.manifest["systems"][systems[0].name]["reused"] is True  # tags describe, they are not keyed
+    assert set(again.per_query["unit"]) == {"whole document", "chunk"}
+    with pytest.raises(ConfigError, match="tag names"):
+        System("bm25", tags={"measure": "x"})
+    with pytest.raises(ConfigError, match="tag values"):
+        System("bm25", tags={"unit": ["a"]})

@@ -152,10 +152,12 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], name: str,
             return table, info
 
         table, info = stored_table(folder / "per_query", key, readable, compute)
-        manifest["systems"][system.display] = {"name": system.name, "key": key, **info}
+        table = table.assign(**dict(system.tags))
+        manifest["systems"][system.display] = {"name": system.name, "key": key, "tags": dict(system.tags), **info}
         frames.append(table)
     per_query = pd.concat(frames, ignore_index=True)
-    aggregate = (per_query.groupby(KEYS + ["measure"], sort=False)["value"]
+    tag_columns = list(dict.fromkeys(name for s in systems for name, _ in s.tags))
+    aggregate = (per_query.groupby(KEYS + tag_columns + ["measure"], sort=False, dropna=False)["value"]
                  .agg(["mean", "count"]).reset_index())
     sizes = pd.DataFrame([{"system": s, "n_units": i["n_units"], "mean_unit_tokens": i["mean_unit_tokens"],
                            "mean_tokens_retrieved_at_max_k": i.get("mean_tokens_retrieved_at_max_k")}

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from grainlab.chunking.base import get_chunker
 from grainlab.errors import ConfigError
 from grainlab.retrieval.aggregate import METHODS
 from grainlab.spec import format_spec, parse_spec
+
+RESERVED_COLUMNS = frozenset({"dataset", "system", "retriever", "chunker", "aggregate", "qid", "measure", "value",
+                              "mean", "count"})
 
 
 def canonical(spec: str) -> str:
@@ -24,8 +28,19 @@ class System:
     chunker: str = "none"
     aggregate: str | None = "max"
     label: str | None = None
+    tags: Mapping[str, str] | tuple[tuple[str, str], ...] = ()
+    """Typed facts about the system that become result columns as they are (``unit="proposition"``,
+    ``granularity="documents"``): filter and group on them instead of parsing labels. They
+    describe a system, they do not change what it computes, so they are not part of its key."""
 
     def __post_init__(self) -> None:
+        tags = dict(self.tags)
+        clash = sorted(set(tags) & RESERVED_COLUMNS)
+        if clash or not all(isinstance(k, str) and k.isidentifier() for k in tags):
+            raise ConfigError(f"tag names must be identifiers other than {sorted(RESERVED_COLUMNS)}, got {sorted(tags)}")
+        if not all(isinstance(v, str | int | float | bool) for v in tags.values()):
+            raise ConfigError(f"tag values must be str, int, float or bool, got {tags}")
+        object.__setattr__(self, "tags", tuple(sorted(tags.items())))
         object.__setattr__(self, "chunker", get_chunker(self.chunker).spec)
         object.__setattr__(self, "retriever", canonical(self.retriever))
         if self.aggregate is not None and self.aggregate not in METHODS:
