@@ -126,14 +126,15 @@ def read_checksummed(path: Path) -> tuple[bytes, dict[str, Any]] | None:
         meta = json.loads(sidecar.read_text("utf-8"))
         data = path.read_bytes()
     except (OSError, ValueError) as exc:
-        return _discard(path, f"no readable checksum ({type(exc).__name__})")
+        return reject_entry(path, f"no readable checksum ({type(exc).__name__})")
     if not isinstance(meta, dict) or meta.get("sha256") != sha256_bytes(data):
-        return _discard(path, f"checksum mismatch ({len(data)} bytes, expected {meta.get('bytes')})"
+        return reject_entry(path, f"checksum mismatch ({len(data)} bytes, expected {meta.get('bytes')})"
                         if isinstance(meta, dict) else "malformed checksum file")
     return data, meta
 
 
-def _discard(path: Path, reason: str) -> None:
+def reject_entry(path: Path, reason: str) -> None:
+    """Report an unusable entry, delete it and its checksum; returns ``None`` (read it as a miss)."""
     report_corrupt(path, reason)
     discard_entry(path)
     return None
@@ -213,9 +214,9 @@ class ArtifactCache:
         try:
             array = np.load(io.BytesIO(data), allow_pickle=False)
         except (ValueError, OSError, EOFError) as exc:
-            return _discard(path, f"not a numpy array ({exc})")
+            return reject_entry(path, f"not a numpy array ({exc})")
         if list(array.shape) != meta.get("shape") or str(array.dtype) != meta.get("dtype"):
-            return _discard(path, f"shape {array.shape}/{array.dtype} is not the recorded "
+            return reject_entry(path, f"shape {array.shape}/{array.dtype} is not the recorded "
                                   f"{meta.get('shape')}/{meta.get('dtype')}")
         return array
 
@@ -243,7 +244,7 @@ class ArtifactCache:
         try:
             return json.loads(found[0].decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as exc:
-            return _discard(path, f"not JSON ({exc})")
+            return reject_entry(path, f"not JSON ({exc})")
 
     def save_json(self, kind: str, key: str, value: Any) -> None:
         write_checksummed(self.path(kind, key, ".json"), json.dumps(value).encode("utf-8"))

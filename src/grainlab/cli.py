@@ -31,22 +31,11 @@ def cmd_datasets(args: argparse.Namespace) -> int:
 def read_corpus_lines(stream, name: str = "stdin"):
     """``(line number, _id, title, text)`` of a BEIR ``corpus.jsonl`` stream (bytes), validated:
     undecodable bytes, lone surrogates, non-string fields and repeated ids are errors naming the line."""
+    from grainlab.data.validate import decoded_lines, json_lines
     from grainlab.errors import MalformedData
 
     seen: dict[str, int] = {}
-    offset = 0
-    for number, raw in enumerate(stream, start=1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise MalformedData(f"{name}:{number}: not UTF-8 (byte offset {offset + exc.start} of the input)") from None
-        offset += len(raw)
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MalformedData(f"{name}:{number}: not valid JSON ({exc.msg})") from None
+    for number, record in json_lines(decoded_lines(stream, name, where=" of the input"), name):
         if not isinstance(record, dict) or "_id" not in record or "text" not in record:
             raise MalformedData(f"{name}:{number}: expected a BEIR corpus line with _id and text")
         doc_id, title, text = record["_id"], record.get("title") or "", record["text"]

@@ -113,11 +113,7 @@ def check_parameters(name: str, py_path: Path, parameters: dict[str, object]) ->
                           f"{', '.join(known)}")
     for key, value in parameters.items():
         default = known[key]
-        numeric = (int, float)
-        same = (isinstance(value, numeric) and isinstance(default, numeric) and not isinstance(value, bool)
-                and not isinstance(default, bool) and (isinstance(default, float) or isinstance(value, int))) \
-            or type(value) is type(default)
-        if not same:
+        if not (type(value) is type(default) or (type(default) is float and type(value) is int)):
             raise ConfigError(f"notebook {name}: parameter {key} is {type(default).__name__} ({default!r:.60}), "
                               f"got {type(value).__name__} {value!r:.60}; give it as JSON, e.g. -p {key}="
                               f"{json.dumps(default)[:60]}")

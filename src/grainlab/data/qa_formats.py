@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from grainlab.data.types import Dataset, Document
+from grainlab.data.validate import decoded_lines
 from grainlab.errors import MalformedData
 
 
@@ -53,16 +54,10 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict]]:
     (blank lines are skipped, as the BEIR validator does); a line that is not JSON is a
     ``MalformedData`` error naming the file and line."""
     opener = gzip.open if path.suffix == ".gz" else open
-    offset = 0
+    where = " of the unpacked file" if path.suffix == ".gz" else ""
     try:
         with opener(path, "rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                try:
-                    line = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise MalformedData(f"{path}:{number}: not UTF-8 (byte offset {offset + exc.start}"
-                                        f"{' of the unpacked file' if path.suffix == '.gz' else ''})") from None
-                offset += len(raw)
+            for number, line in decoded_lines(handle, path, where=where):
                 if not line.strip():
                     continue
                 try:

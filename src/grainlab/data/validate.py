@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from grainlab.data.types import Dataset
@@ -19,18 +20,36 @@ from grainlab.errors import MalformedData
 QRELS_HEADER = "query-id\tcorpus-id\tscore"
 
 
-def _lines(path: Path):
-    """``(line number, text)`` of a UTF-8 file; undecodable bytes name their line and byte offset."""
+def decoded_lines(raw_lines: Iterable[bytes], name: object, bom: bool = False, where: str = "",
+                  hint: str = "") -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of byte lines decoded as UTF-8 (a byte-order mark on the first line
+    dropped when ``bom``); an undecodable line is a :class:`MalformedData` naming ``name``, the line
+    and the byte offset (``where`` qualifies the offset, ``hint`` says what to do)."""
     offset = 0
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            text = raw.decode("utf-8-sig" if bom and number == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise MalformedData(f"{name}:{number}: not UTF-8 (byte offset {offset + exc.start}{where}){hint}") from None
+        offset += len(raw)
+        yield number, text
+
+
+def json_lines(lines: Iterable[tuple[int, str]], name: object) -> Iterator[tuple[int, object]]:
+    """``(line number, value)`` of the non-blank numbered lines, each parsed as JSON; a line that
+    is not JSON is a :class:`MalformedData` naming ``name`` and the line."""
+    for number, line in lines:
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise MalformedData(f"{name}:{number}: not valid JSON ({exc.msg})") from None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                text = raw.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                raise MalformedData(f"{path}:{number}: not UTF-8 (byte offset {offset + exc.start}); "
-                                    f"re-save the file as UTF-8") from None
-            offset += len(raw)
-            yield number, text
+        yield from decoded_lines(handle, path, bom=True, hint="; re-save the file as UTF-8")
 
 
 def check_jsonl(path: Path, required: tuple[str, ...] = ("_id",), strings: tuple[str, ...] = ("_id", "text")) -> int:
@@ -38,13 +57,7 @@ def check_jsonl(path: Path, required: tuple[str, ...] = ("_id",), strings: tuple
     field, a non-string id or text, a repeated ``_id``); return the record count."""
     count = 0
     seen: dict[str, int] = {}
-    for number, line in _lines(path):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise MalformedData(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+    for number, record in json_lines(_lines(path), path):
         if not isinstance(record, dict):
             raise MalformedData(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
         missing = [key for key in required if key not in record]

@@ -6,8 +6,7 @@ from grainlab.cache import (
     ArtifactCache,
     code_fingerprint,
     content_key,
-    discard_entry,
-    report_corrupt,
+    reject_entry,
 )
 from grainlab.chunking.base import Chunker, chunk_id
 from grainlab.data.types import Dataset
@@ -50,7 +49,5 @@ def _from_rows(dataset: Dataset, rows: object, path) -> list[Chunk] | None:
                              end=end, n_tokens=n_tokens, position=position, parent_id=parent_id,
                              token_start=token_start, token_end=token_end, context=context, rewrite=rewrite))
     except (TypeError, ValueError, KeyError) as exc:
-        report_corrupt(path, f"a row does not fit the corpus ({type(exc).__name__}: {exc})")
-        discard_entry(path)
-        return None
+        return reject_entry(path, f"a row does not fit the corpus ({type(exc).__name__}: {exc})")
     return out

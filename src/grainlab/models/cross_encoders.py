@@ -10,7 +10,7 @@ from tqdm.auto import tqdm
 
 from grainlab import settings
 from grainlab.cache import code_fingerprint
-from grainlab.models.encoders import onnx_device
+from grainlab.models.encoders import onnx_session
 from grainlab.models.resolve import resolve_model
 
 CROSS_ENCODER_CODE_VERSION = code_fingerprint("models.cross_encoders")
@@ -29,14 +29,8 @@ class CrossEncoder:
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.resolved.path))
         self.device = settings.torch_device(device)
         if self.resolved.backend == "onnx":
-            import onnxruntime as ort
-
-            providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if self.device.startswith("cuda") \
-                else ["CPUExecutionProvider"]
-            providers = [p for p in providers if p in ort.get_available_providers()]
-            self._session = ort.InferenceSession(str(self.resolved.path / "model.onnx"), providers=providers)
+            self._session, self.device = onnx_session(self.resolved.path / "model.onnx", self.device)
             self._inputs = {i.name for i in self._session.get_inputs()}
-            self.device = onnx_device(self._session)
             self._model = None
         else:
             import torch
@@ -49,8 +43,7 @@ class CrossEncoder:
     @property
     def record(self) -> dict[str, object]:
         """Which copy ran where, for result manifests (the ONNX execution provider actually used)."""
-        return {"id": self.model_id, "source": self.resolved.source, "revision": self.resolved.revision,
-                "backend": self.resolved.backend, "device": self.device}
+        return self.resolved.record(self.device)
 
     @property
     def identity(self) -> dict[str, object]:

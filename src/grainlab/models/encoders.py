@@ -63,12 +63,19 @@ def max_positions(model_id: str, default: int = 512) -> int:
     return int(value) if value else default
 
 
-def onnx_device(session) -> str:
-    """The device an ONNX session actually runs on (its first execution provider), which is
-    what results record, not the device that was asked for."""
+def onnx_session(path: Path, device: str):
+    """An onnxruntime session for ``path`` on ``device`` (CUDA when asked for and available, else
+    CPU), and the device it actually runs on (its first execution provider) — what results record,
+    not the device that was asked for."""
+    import onnxruntime as ort
+
+    providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if device.startswith("cuda") \
+        else ["CPUExecutionProvider"]
+    session = ort.InferenceSession(str(path), providers=[p for p in providers if p in ort.get_available_providers()])
     provider = session.get_providers()[0]
-    return "cuda" if provider == "CUDAExecutionProvider" else "cpu" if provider == "CPUExecutionProvider" \
+    actual = "cuda" if provider == "CUDAExecutionProvider" else "cpu" if provider == "CPUExecutionProvider" \
         else provider
+    return session, actual
 
 
 class Encoder:
@@ -88,14 +95,8 @@ class Encoder:
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.resolved.path))
         self.device = settings.torch_device(device)
         if self.resolved.backend == "onnx":
-            import onnxruntime as ort
-
-            providers = ["CUDAExecutionProvider", "CPUExecutionProvider"] if self.device.startswith("cuda") \
-                else ["CPUExecutionProvider"]
-            providers = [p for p in providers if p in ort.get_available_providers()]
-            self._session = ort.InferenceSession(str(self.resolved.path / "model.onnx"), providers=providers)
+            self._session, self.device = onnx_session(self.resolved.path / "model.onnx", self.device)
             self._input_names = {i.name for i in self._session.get_inputs()}
-            self.device = onnx_device(self._session)
             self._model = None
         else:
             import torch
@@ -108,8 +109,7 @@ class Encoder:
     def record(self) -> dict[str, object]:
         """Which copy ran where, for result manifests (``device`` is where it actually ran: an ONNX
         session's execution provider, not the device asked for)."""
-        return {"id": self.model_id, "source": self.resolved.source, "revision": self.resolved.revision,
-                "backend": self.resolved.backend, "device": self.device}
+        return self.resolved.record(self.device)
 
     @property
     def identity(self) -> dict[str, object]:

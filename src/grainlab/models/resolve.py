@@ -71,6 +71,11 @@ class ResolvedModel:
     source: str  # "hub-cache" | "hub" | "offline-package"
     revision: str
 
+    def record(self, device: str) -> dict[str, object]:
+        """Which copy ran where, for result manifests."""
+        return {"id": self.model_id, "source": self.source, "revision": self.revision, "backend": self.backend,
+                "device": device}
+
 
 def _snapshot_revision(path: Path) -> str:
     match = re.search(r"snapshots/([0-9a-f]{40})", str(path))
