@@ -18,8 +18,8 @@ def main(n_prompts: int = 4) -> None:
     import torch
 
     from grainlab.data import load_dataset
-    from grainlab.experiments.multidoc import build_multidoc_examples
     from grainlab.readers import CausalLMReader, qa_prompt
+    from grainlab.studies.multidoc import build_multidoc_examples
 
     pool = load_dataset("nq_open_oracle", mirror=mirror())
     examples = build_multidoc_examples(pool, n_distractors=9, question_ids=list(pool.queries)[:n_prompts])

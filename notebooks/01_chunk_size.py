@@ -63,15 +63,14 @@ from IPython.display import Markdown, display
 
 from grainlab import anchors
 from grainlab.data import load_dataset, sample_dataset
-from grainlab.experiments import (System, best_rows, gate_table, markdown_table, run_experiment,
-                                  significance_by_group, with_spec_columns)
+from grainlab.experiments import gate_table, run_experiment, significance_by_group
 from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure
 from grainlab.reproduce import notebook_setup
+from grainlab.studies import chunk_size as study
 
 SETUP = notebook_setup("chunk_size", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
 STARTED = time.perf_counter()
-CHUNKERS = [f"fixed_tokens(size={s},overlap=0,tokenizer={TOKENIZER})" for s in CHUNK_SIZES]
 print(f"profile={PROFILE}  results → {RESULTS}")
 
 # %% [markdown]
@@ -85,9 +84,8 @@ print(f"profile={PROFILE}  results → {RESULTS}")
 # %%
 scifact = load_dataset(IR_DATASET)
 gate_retrievers = ["bm25"] + ([] if QUICK else [f"dense(model={m})" for m in DENSE_MODELS])
-gates = run_experiment(scifact, [System(r, "none", "max") for r in gate_retrievers],
-                       name=f"chunk_size/{PROFILE}/gates", measures=["nDCG@10", "R@100"],
-                       n_resamples=N_RESAMPLES, seed=SEED)
+gates = run_experiment(scifact, study.gate_systems(gate_retrievers), ["nDCG@10", "R@100"],
+                       name=f"chunk_size/{PROFILE}/gates", n_resamples=N_RESAMPLES, seed=SEED)
 gate_results = gate_table(gates.aggregate, anchors.SCIFACT_GATES)
 display(gate_results)
 if not gate_results["pass"].all():
@@ -114,14 +112,13 @@ for name in QA_DATASETS + [IR_DATASET]:
     aggregate = None if data.is_qa else "max"
     models = DENSE_MODELS if data.is_qa else IR_DENSE_MODELS
     retrievers = ["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH})" for m in models]
-    systems = [System(r, c, aggregate) for r in retrievers for c in CHUNKERS]
+    systems = study.systems(retrievers, CHUNK_SIZES, TOKENIZER, aggregate)
     print(f"{name}: {len(data.corpus)} documents, {len(data.queries)} queries, {len(systems)} systems")
-    results[name] = run_experiment(data, systems, name=f"chunk_size/{PROFILE}/{name}",
-                                   answer_ks=ANSWER_KS, measures=["nDCG@10", "R@100"],
-                                   n_resamples=N_RESAMPLES, seed=SEED)
+    results[name] = run_experiment(data, systems, study.measures(ANSWER_KS, data.is_qa),
+                                   name=f"chunk_size/{PROFILE}/{name}", n_resamples=N_RESAMPLES, seed=SEED)
 
-per_query = with_spec_columns(pd.concat([r.per_query for r in results.values()], ignore_index=True))
-aggregate = with_spec_columns(pd.concat([r.aggregate for r in results.values()], ignore_index=True))
+per_query = pd.concat([r.per_query for r in results.values()], ignore_index=True)
+aggregate = pd.concat([r.aggregate for r in results.values()], ignore_index=True)
 aggregate.to_csv(RESULTS / "aggregate.csv", index=False)
 sizes = aggregate.drop_duplicates(["dataset", "system"])[["dataset", "retriever_label", "chunk_size", "n_units",
                                                           "mean_unit_tokens"]]
@@ -171,35 +168,20 @@ display(sig[["dataset", "retriever_label", "system", "baseline", "measure", "mea
 # ## Paper vs ours
 
 # %%
-best = with_spec_columns(pd.concat([best_rows(aggregate[aggregate["dataset"] == n], PRIMARY[n],
-                                              ["dataset", "retriever"]) for n in PRIMARY]))
-claims = {"squad_dev_stitched": "64–128 tokens best (factoid answers)",
-          "covid_qa_stitched": "512–1024 tokens best (broader context)",
-          IR_DATASET: "not in the paper (document-level retrieval benchmark)"}
-rows = []
-for _, row in best.iterrows():
-    curve = table.loc[(row["dataset"], row["retriever_label"], PRIMARY[row["dataset"]])]
-    rows.append({"dataset": row["dataset"], "retriever": row["retriever_label"],
-                 "paper (Bhat et al. 2025)": claims[row["dataset"]],
-                 "our best size": int(row["chunk_size"]), "measure": PRIMARY[row["dataset"]],
-                 **{f"{int(s)}": round(float(v), 3) for s, v in curve.items()}})
-paper_vs_ours = pd.DataFrame(rows)
-display(paper_vs_ours)
-gates_md = markdown_table(gate_results[["retriever", "measure", "ours", "expected", "tolerance", "pass"]])
 note = (f"Profile **{PROFILE}**. Encoders all-MiniLM-L6-v2 and bge-small-en-v1.5 (paper: Stella, Snowflake); "
         f"dense inputs truncated at {DENSE_MAX_LENGTH} word pieces; chunk sizes in {TOKENIZER} tokens; "
         "COVID-QA interim release; SQuAD and COVID-QA only of the paper's six datasets.")
-(RESULTS / "paper_vs_ours.md").write_text(
-    "### Chunk size (Bhat et al. 2025)\n\n" + markdown_table(paper_vs_ours) + "\n\n" + note
-    + "\n\n### SciFact whole-document sanity gates (nDCG@10)\n\n" + gates_md + "\n")
-display(Markdown((RESULTS / "paper_vs_ours.md").read_text()))
+report = study.report(aggregate, PRIMARY, gate_results, note)
+report.save(RESULTS)
+display(Markdown(report.markdown()))
 
 # %% [markdown]
-# ## Reading the result
-# The table above is regenerated from the saved results on every run; read it against the
-# claim. In words (full profile): see `results/summary.md` and the project README, which quote
-# the measured numbers. A factoid set favouring small chunks and a context-heavy set favouring
-# larger ones reproduces the paper's direction; anything else is reported as it is.
+# ## Conclusion
+# The report is regenerated from the saved results on every run; read it against the claim with
+# the significance table: a factoid set whose best size is 64–128 tokens and a context-heavy set
+# whose best is 512–1024 reproduce the paper's direction only where the best size beats the
+# others significantly; anything else is reported as it is. The full-profile numbers are quoted
+# in `results/summary.md` and the README.
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

@@ -78,23 +78,18 @@ import time
 import pandas as pd
 from IPython.display import Markdown, display
 
-from grainlab.anchors import (
-    LOST_IN_THE_MIDDLE_BASELINES,
-    LOST_IN_THE_MIDDLE_KV_140,
-    LOST_IN_THE_MIDDLE_QA,
-)
 from grainlab.data import load_dataset
 from grainlab.data.lost_in_the_middle import load_kv_examples, load_official_multidoc, positions
-from grainlab.experiments import markdown_table
-from grainlab.experiments.lost_in_middle import (
+from grainlab.plots import plot_position_curve, save_figure
+from grainlab.readers import CausalLMReader
+from grainlab.reproduce import notebook_setup
+from grainlab.studies import lost_in_the_middle as study
+from grainlab.studies.lost_in_the_middle import (
     accuracy_by_position,
     kv_position_runs,
     qa_position_runs,
 )
-from grainlab.experiments.multidoc import build_multidoc_examples
-from grainlab.plots import plot_position_curve, save_figure
-from grainlab.readers import CausalLMReader
-from grainlab.reproduce import notebook_setup
+from grainlab.studies.multidoc import build_multidoc_examples
 
 SETUP = notebook_setup("lost_in_the_middle", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -144,7 +139,7 @@ curve = summary[~summary["setting"].isin(["closed-book", "oracle"])]
 fig = plot_position_curve(curve, {f"closed-book (ours) {baselines['closed-book']:.2f}": baselines["closed-book"],
                                   f"oracle (ours) {baselines['oracle']:.2f}": baselines["oracle"]},
                           f"Lost in the Middle: {MODEL.split('/')[-1]} on NQ-open ({PROFILE}, n={len(examples)})",
-                          paper=LOST_IN_THE_MIDDLE_QA[LOST_IN_THE_MIDDLE_QA["setting"].isin(curve["setting"])])
+                          paper=study.PAPER_QA[study.PAPER_QA["setting"].isin(curve["setting"])])
 save_figure(fig, "lost_in_the_middle_qa", FIGURES)
 
 # %% [markdown]
@@ -174,37 +169,29 @@ kv_summary.to_csv(RESULTS / "kv_accuracy_by_position.csv", index=False)
 display(kv_summary.round(3))
 display(kv_runs[["gold_index", "prediction", "value", "correct"]].head(6))
 fig = plot_position_curve(kv_summary, {}, f"Key–value retrieval, {kv_records} keys ({PROFILE}, n={len(kv_examples)})",
-                          ylabel="accuracy (value in the answer)", paper=LOST_IN_THE_MIDDLE_KV_140)
+                          ylabel="accuracy (value in the answer)", paper=study.PAPER_KV_140)
 save_figure(fig, "lost_in_the_middle_kv", FIGURES)
 
 # %% [markdown]
 # ## Paper vs ours
 
 # %%
-paper = LOST_IN_THE_MIDDLE_QA.rename(columns={"accuracy": "paper (GPT-3.5-Turbo)"})
-ours = curve[["setting", "position", "accuracy", "ci_low", "ci_high", "n"]].rename(columns={"accuracy": "ours"})
-table = paper.merge(ours, on=["setting", "position"], how="right")
-for name, value in LOST_IN_THE_MIDDLE_BASELINES.items():
-    table.loc[len(table)] = {"setting": name, "position": None, "paper (GPT-3.5-Turbo)": value,
-                             "ours": baselines[name], "ci_low": summary.set_index("setting").loc[name, "ci_low"],
-                             "ci_high": summary.set_index("setting").loc[name, "ci_high"],
-                             "n": summary.set_index("setting").loc[name, "n"]}
-table.to_csv(RESULTS / "paper_vs_ours.csv", index=False)
-display(table)
 span = {s: g["accuracy"].max() - g["accuracy"].min() for s, g in curve.groupby("setting")}
 widest = (curve["ci_high"] - curve["ci_low"]).max()
-shape = "; ".join(
-    f"{s}: first {g.sort_values('position')['accuracy'].iloc[0]:.3f}, middle-min "
-    f"{g.sort_values('position')['accuracy'].iloc[1:-1].min() if len(g) > 2 else float('nan'):.3f}, "
-    f"last {g.sort_values('position')['accuracy'].iloc[-1]:.3f} (spread {span[s]:.3f})"
-    for s, g in curve.groupby("setting", sort=False))
-report = (f"### Lost in the Middle ({PROFILE})\n\n" + markdown_table(table, ".3f")
-          + f"\n\nReader {MODEL} ({reader.resolved.source}); {len(examples)} questions ({source}). "
-          + f"Ours by position — {shape}. Closed-book {baselines['closed-book']:.3f}, oracle {baselines['oracle']:.3f}. "
-          + "Key–value (" + f"{kv_records} of the {KV_KEYS}-key file's records, n={len(kv_examples)}): "
-          + ", ".join(f"pos {int(r.position)} {r.accuracy:.2f}" for r in kv_summary.itertuples())
-          + ". Differences between positions smaller than the 95% intervals (up to "
-          + f"{widest:.2f} wide here) are noise, not a U-curve.\n")
-(RESULTS / "paper_vs_ours.md").write_text(report)
-display(Markdown(report))
+note = (f"Profile **{PROFILE}**. Reader {MODEL} ({reader.resolved.source}; paper: {study.PAPER_READER}); "
+        f"{len(examples)} questions ({source}); spread between positions: "
+        + ", ".join(f"{s} {v:.3f}" for s, v in span.items())
+        + f". Key–value: {kv_records} of the {KV_KEYS}-key file's records, n={len(kv_examples)} (paper: 140 keys, "
+        f"MPT-30B). Differences between positions smaller than the 95% intervals (up to {widest:.2f} wide here) are "
+        "noise, not a U-curve.")
+report = study.report(summary, kv_summary, note)
+report.save(RESULTS)
+display(Markdown(report.markdown(".3f")))
+
+# %% [markdown]
+# ## Conclusion
+# The U-curve reproduces where the first and last positions beat the middle by more than the 95%
+# intervals; the closed-book and oracle rows bound what the context can add for this reader.
+
+# %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

@@ -52,21 +52,17 @@ SEED = 0
 N_RESAMPLES = 10000
 
 # %%
-import json
 import time
 
 import pandas as pd
-from IPython.display import display
+from IPython.display import Markdown, display
 
 from grainlab.chunking import get_chunker
 from grainlab.data import load_dataset, sample_dataset
-from grainlab.experiments import chunk_corpus, markdown_table, retriever_label
-from grainlab.experiments.manifest import new_manifest
-from grainlab.experiments.pipeline_study import (fusion_sweep, reranker_ceiling, run_pipeline_study,
-                                                 significance_vs_best_single, union_recall)
+from grainlab.experiments import chunk_corpus, retriever_label, run_experiment
 from grainlab.plots import plot_pipeline_stages, save_figure
-from grainlab.retrieval import Reranker, get_retriever
 from grainlab.reproduce import notebook_setup
+from grainlab.studies import hybrid_rerank as study
 
 SETUP = notebook_setup("hybrid_rerank", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -79,27 +75,27 @@ print(f"{DATASET}: {len(data.corpus)} documents, {len(data.queries)} queries; re
 
 # %% [markdown]
 # ## Run every pipeline at both granularities
+# Each pipeline is a system with stages; the engine scores every stage and keeps its runs.
 
 # %%
 GRANULARITIES = {"documents": ("none", None), "256-token chunks": (CHUNKER, CHUNK_MAX_LENGTH)}
-reranker = Reranker(RERANKER)
-studies, candidates, units_of = {}, {}, {}
-for granularity, (chunker_spec, max_length) in GRANULARITIES.items():
-    units = chunk_corpus(data, get_chunker(chunker_spec))
+results = {}
+for granularity, (chunker, max_length) in GRANULARITIES.items():
     specs = ["bm25"] + [f"dense(model={m})" if max_length is None else f"dense(model={m},max_length={max_length})"
                         for m in DENSE_MODELS]
-    retrievers = {retriever_label(s): get_retriever(s).index(units) for s in specs}
-    candidates[granularity] = {name: r.search(data.queries, k=CANDIDATE_K) for name, r in retrievers.items()}
-    units_of[granularity] = units
-    studies[granularity] = run_pipeline_study(
-        data, granularity, units, retrievers, fusions=("rrf", "minmax"), reranker=reranker,
-        candidate_k=CANDIDATE_K, rerank_k=rerank_k, context_k=CONTEXT_K, rrf_k=RRF_K,
-        chunker=get_chunker(chunker_spec).spec)
-    print(granularity, len(units), "units")
+    systems = study.systems({retriever_label(s): s for s in specs}, chunker, granularity, fusions=("rrf", "minmax"), reranker=RERANKER,
+                            candidate_k=CANDIDATE_K, rerank_k=rerank_k, context_k=CONTEXT_K, rrf_k=RRF_K)
+    folder = granularity.replace(" ", "_")
+    results[granularity] = run_experiment(data, systems, study.MEASURES, name=f"hybrid_rerank/{PROFILE}/{folder}",
+                                          save_runs=True, n_resamples=N_RESAMPLES, seed=SEED)
+    print(granularity, int(results[granularity].systems["n_units"].iloc[0]), "units")
+units_of = {g: chunk_corpus(data, get_chunker(chunker)) for g, (chunker, _) in GRANULARITIES.items()}
+singles = study.single_labels(results["documents"])
+candidates = {g: {s: r.run(s, "candidates") for s in singles} for g, r in results.items()}
 
-per_query = pd.concat([s.per_query for s in studies.values()], ignore_index=True)
-aggregate = pd.concat([s.aggregate for s in studies.values()], ignore_index=True)
-latency = pd.concat([s.latency for s in studies.values()], ignore_index=True)
+per_query = pd.concat([r.per_query for r in results.values()], ignore_index=True)
+aggregate = pd.concat([r.aggregate for r in results.values()], ignore_index=True)
+latency = pd.concat([study.latency(r, len(data.queries)) for r in results.values()], ignore_index=True)
 per_query.to_csv(RESULTS / "per_query.csv.gz", index=False)
 aggregate.to_csv(RESULTS / "aggregate.csv", index=False)
 latency.to_csv(RESULTS / "latency.csv", index=False)
@@ -110,7 +106,7 @@ latency.to_csv(RESULTS / "latency.csv", index=False)
 # The `reranked` stage holds `RERANK_K` units, so its R@100 is recall within the reranker's window.
 
 # %%
-table = aggregate.pivot_table(index=["granularity", "system", "stage"], columns="measure", values="value",
+table = aggregate.pivot_table(index=["granularity", "system", "stage"], columns="measure", values="mean",
                               sort=False)
 display(table.round(4))
 fig = plot_pipeline_stages(aggregate, "nDCG@10", f"SciFact nDCG@10 along the pipeline ({PROFILE} profile)")
@@ -123,7 +119,7 @@ save_figure(fig, "hybrid_rerank_stages_recall", FIGURES)
 # Relevant (query, document) pairs inside each pair of retrievers' top `CANDIDATE_K` candidates.
 
 # %%
-unions = pd.concat([union_recall(candidates[g], units_of[g], data.qrels, CANDIDATE_K).assign(granularity=g)
+unions = pd.concat([study.union_recall(candidates[g], units_of[g], data.qrels, CANDIDATE_K).assign(granularity=g)
                     for g in GRANULARITIES], ignore_index=True)
 unions.to_csv(RESULTS / "union_recall.csv", index=False)
 display(unions.round(4))
@@ -135,13 +131,12 @@ display(unions.round(4))
 
 # %%
 ceilings = []
-for g, study in studies.items():
-    for system, traces in study.traces.items():
-        if system.endswith("→ rerank"):
-            c = reranker_ceiling(traces, units_of[g], data.qrels, rerank_k)
-            ceilings.append({"granularity": g, "system": system, "queries": len(c),
-                             "no_relevant_in_window": int((~c["relevant_in_window"]).sum()),
-                             "ceiling_share": c["relevant_in_window"].mean()})
+for g, result in results.items():
+    for system in result.systems[result.systems["reranked"].astype(bool)]["system"]:
+        c = study.reranker_ceiling(result.run(system, "reranked"), units_of[g], data.qrels)
+        ceilings.append({"granularity": g, "system": system, "queries": len(c),
+                         "no_relevant_in_window": int((~c["relevant_in_window"]).sum()),
+                         "ceiling_share": c["relevant_in_window"].mean()})
 ceilings = pd.DataFrame(ceilings)
 ceilings.to_csv(RESULTS / "reranker_ceiling.csv", index=False)
 display(ceilings.round(4))
@@ -151,7 +146,8 @@ display(ceilings.round(4))
 # The reranker scores each (query, unit) pair once: pairs are shared across pipelines (in memory and
 # in the on-disk cache), so the first reranked pipeline at a granularity pays the cross-encoder's
 # full cost and later ones only score the pairs they add. Read the reranker's cold cost from the
-# largest `rerank` value of a granularity, not from each row.
+# largest `rerank` value of a granularity, not from each row. A pipeline whose table was found in
+# the results store was not run again and has the timings of the run that computed it.
 
 # %%
 display(latency.pivot_table(index=["granularity", "system"], columns="stage", values="ms_per_query",
@@ -162,9 +158,8 @@ display(latency.pivot_table(index=["granularity", "system"], columns="stage", va
 # nDCG@10 of the final context, paired t-test and randomization test, Holm-corrected.
 
 # %%
-singles = ["BM25"] + [retriever_label(f"dense(model={m})") for m in DENSE_MODELS]
-sig = pd.concat([significance_vs_best_single(per_query[per_query["granularity"] == g], singles,
-                                             n_resamples=N_RESAMPLES, seed=SEED).assign(granularity=g)
+sig = pd.concat([study.significance_vs_best_single(per_query[per_query["granularity"] == g], singles,
+                                                   n_resamples=N_RESAMPLES, seed=SEED).assign(granularity=g)
                  for g in GRANULARITIES], ignore_index=True)
 sig.to_csv(RESULTS / "significance.csv", index=False)
 display(sig[["granularity", "system", "baseline", "mean", "baseline_mean", "wins", "ties", "losses",
@@ -174,7 +169,7 @@ display(sig[["granularity", "system", "baseline", "mean", "baseline_mean", "wins
 # ## Sweeps: RRF constant and candidate depth (fused lists, before reranking)
 
 # %%
-sweep = pd.concat([fusion_sweep(candidates[g], units_of[g], data.qrels, RRF_K_SWEEP, DEPTH_SWEEP)
+sweep = pd.concat([study.fusion_sweep(candidates[g], units_of[g], data.qrels, RRF_K_SWEEP, DEPTH_SWEEP)
                    .assign(granularity=g) for g in GRANULARITIES], ignore_index=True)
 sweep.to_csv(RESULTS / "fusion_sweep.csv", index=False)
 display(sweep[sweep["measure"] == "nDCG@10"].pivot_table(index=["granularity", "candidate_depth"],
@@ -186,27 +181,18 @@ display(sweep[sweep["measure"] == "nDCG@10"].pivot_table(index=["granularity", "
 # report single-retriever SciFact nDCG@10 (BM25 0.665, MiniLM 0.6451, bge-small 0.7127).
 
 # %%
-final = aggregate[(aggregate["stage"] == "context") & (aggregate["measure"] == "nDCG@10")]
-rows = []
-for g in GRANULARITIES:
-    part = final[final["granularity"] == g].set_index("system")["value"]
-    best_single = part[singles].max()
-    for system, value in part.items():
-        rows.append({"granularity": g, "system": system, "nDCG@10 (context)": round(float(value), 4),
-                     "vs best single": round(float(value - best_single), 4)})
-paper_vs_ours = pd.DataFrame(rows)
-display(paper_vs_ours)
-(RESULTS / "paper_vs_ours.md").write_text(
-    "### Hybrid search and reranking (SciFact)\n\n" + markdown_table(paper_vs_ours, ".4f")
-    + f"\n\nProfile **{PROFILE}**; {len(data.queries)} queries, {len(data.corpus)} documents; candidate_k="
-    f"{CANDIDATE_K}, rerank_k={rerank_k}, context_k={CONTEXT_K}, RRF k={RRF_K}. Published single-retriever "
-    "anchors: BM25 0.665 (BEIR), MiniLM 0.6451 and bge-small 0.7127 (MTEB). Offline models are int8 ONNX "
-    "copies (bge-small, the cross-encoder).\n")
-manifest = new_manifest(notebook="06_hybrid_rerank", profile=PROFILE, dataset=DATASET,
-                        dataset_fingerprint=data.fingerprint(), chunker=CHUNKER, dense_models=DENSE_MODELS,
-                        reranker=RERANKER, reranker_copy=reranker.encoder.record,
-                        dense_copies={name: r.encoder.record for name, r in retrievers.items() if hasattr(r, "encoder")},
-                        candidate_k=CANDIDATE_K, rerank_k=rerank_k, context_k=CONTEXT_K,
-                        rrf_k=RRF_K, seed=SEED, seconds=round(time.perf_counter() - STARTED, 1))
-(RESULTS / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str))
+report = study.report(aggregate, singles, note=(
+    f"Profile **{PROFILE}**; {len(data.queries)} queries, {len(data.corpus)} documents; candidate_k={CANDIDATE_K}, "
+    f"rerank_k={rerank_k}, context_k={CONTEXT_K}, RRF k={RRF_K}. Offline models are int8 ONNX copies "
+    "(bge-small, the cross-encoder)."))
+report.save(RESULTS)
+display(Markdown(report.markdown(".4f")))
+
+# %% [markdown]
+# ## Conclusion
+# The rows above say, per granularity, whether fusion and reranking beat the best single retriever
+# at the final context, with the significance table beside them; the stage table says where a
+# gain or a loss was made (candidates, fusion or the reranker's window).
+
+# %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -29,13 +28,9 @@ def main() -> None:
     args = parser.parse_args()
     results = args.results
     if results is None:
-        from grainlab.reproduce import reproduce
+        from scripts.smoke_profiles import run_smoke
 
-        results = Path(tempfile.mkdtemp(prefix="grainlab-reference-"))
-        os.environ["GRAINLAB_RESULTS"] = str(results)
-        os.environ["GRAINLAB_FIGURES"] = str(results / "figures")
-        for name in args.only:
-            reproduce(profile="quick", only=[name], parameters=SMOKE[name]["parameters"])
+        results = run_smoke(Path(tempfile.mkdtemp(prefix="grainlab-reference-")), args.only)
     reference = json.loads(REFERENCE_FILE.read_text()) if REFERENCE_FILE.exists() else {}
     for name in args.only:
         numbers = headline_numbers(results, name)

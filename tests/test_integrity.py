@@ -51,7 +51,7 @@ def test_each_key_part_changes_the_results_key():
     assert identity.results_key(**{**base, "chunker": "fixed_tokens(size=9,overlap=0)"}, measures=["nDCG@10"]) != key
     assert identity.results_key(**{**base, "retriever": "bm25(k1=1.2)"}, measures=["nDCG@10"]) != key
     assert identity.results_key(**base, measures=["R@100"]) != key
-    assert identity.results_key(**base, code=("experiments.chunking_study",), measures=["nDCG@10"]) != key
+    assert identity.results_key(**base, code=("studies.hybrid_rerank",), measures=["nDCG@10"]) != key
 
 
 def test_code_fingerprint_follows_every_source_file(tmp_path, monkeypatch):

@@ -16,8 +16,9 @@ LAYERS = {
     "retrieval": 6,
     "evaluation": 7,
     "experiments": 8,
-    "plots": 9, "reproduce": 9,
-    "cli": 10,
+    "studies": 9,
+    "plots": 10, "reproduce": 10,
+    "cli": 11,
 }
 ROOT = Path(grainlab.__file__).parent
 

@@ -20,9 +20,9 @@ from grainlab.data.types import Dataset, Document
 from grainlab.evaluation.answers import best_subspan_em
 from grainlab.evaluation.significance import randomization_test
 from grainlab.evaluation.spans import boundary_retention, covers, span_coverage, span_overlap
-from grainlab.experiments.lost_in_middle import accuracy_by_position, qa_position_runs
 from grainlab.readers.llm import Generation
 from grainlab.retrieval import collapse_to_documents, get_retriever
+from grainlab.studies.lost_in_the_middle import accuracy_by_position, qa_position_runs
 
 
 # -- paired randomization test: exact sign-flip enumeration ------------------------------------
@@ -172,8 +172,8 @@ def test_every_retriever_indexes_index_text(spec, cache):
 
 
 def test_the_dense_x_reader_receives_the_proposition_rewrites(monkeypatch):
-    from grainlab.experiments import dense_x
     from grainlab.experiments.systems import System
+    from grainlab.studies import dense_x
 
     data = Dataset("toy", {"p": Document("p", "Ada Lovelace wrote notes. She was born in 1815.", "Ada Lovelace")},
                    {"q": "When was Ada Lovelace born?"}, {"q": {"p": 1}}, answers={"q": ["1815"]})
@@ -190,7 +190,7 @@ def test_the_dense_x_reader_receives_the_proposition_rewrites(monkeypatch):
             seen.extend(prompts)
             return [Generation("1815", 10, 1, 0.0) for _ in prompts]
 
-    rows = dense_x.reader_runs(data, StubReader(), {"propositions": contexts}, ["q"], closed_book=False)
+    rows = dense_x.reader_runs(data, StubReader(), [({"unit": "proposition"}, contexts)], ["q"], closed_book=False)
     assert "Document [1](Title: Ada Lovelace) Ada Lovelace was born in 1815." in seen[0]
     assert rows["em"].tolist() == [1.0]
 

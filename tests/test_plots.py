@@ -37,7 +37,7 @@ def test_sweep_and_pipeline_plots():
     curve = pd.DataFrame({"size": [16, 32, 16, 32], "mean": [0.5, 0.6, 0.55, 0.58], "method": ["naive"] * 2 + ["late"] * 2})
     fig = plot_sweep(curve, "size", "mean", "method", "chunk size", "nDCG@10", "t")
     assert fig.axes[0].get_xlabel() == "chunk size" and fig.axes[0].get_ylabel() == "nDCG@10"
-    stages = pd.DataFrame([{"granularity": "documents", "system": s, "stage": st, "measure": "R@20", "value": v}
+    stages = pd.DataFrame([{"granularity": "documents", "system": s, "stage": st, "measure": "R@20", "mean": v}
                            for s, v in (("bm25", 0.5), ("rrf", 0.6)) for st in ("candidates", "fused", "context")])
     fig2 = plot_pipeline_stages(stages, "R@20", "t")
     assert fig2.axes[0].get_ylabel() == "R@20" and fig2.axes[0].get_xlabel() == "pipeline stage"

@@ -2,7 +2,8 @@
 
 Layers (lower never import higher; checked by ``tests/test_layering.py``): ``errors``/``types``
 → ``settings``/``spec``/``anchors`` → ``cache`` → ``data`` and ``models`` → ``readers`` →
-``chunking`` → ``retrieval`` → ``evaluation`` → ``experiments`` → ``plots``/``reproduce`` → ``cli``.
+``chunking`` → ``retrieval`` → ``evaluation`` → ``experiments`` → ``studies`` → ``plots``/``reproduce``
+→ ``cli``.
 """
 
 __version__ = "0.1.0"

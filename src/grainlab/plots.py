@@ -82,7 +82,7 @@ def plot_pipeline_stages(aggregate: pd.DataFrame, measure: str, title: str,
                          stages: tuple[str, ...] = ("candidates", "fused", "reranked", "context")):
     """``measure`` at each pipeline stage, a line per system; one panel per granularity.
 
-    ``aggregate`` needs ``granularity, system, stage, measure, value``.
+    ``aggregate`` needs ``granularity, system, stage, measure, mean`` (the engine's aggregate table).
     """
     import matplotlib.pyplot as plt
     import seaborn as sns
@@ -92,7 +92,7 @@ def plot_pipeline_stages(aggregate: pd.DataFrame, measure: str, title: str,
     fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.2), squeeze=False, sharey=True)
     for ax, panel in zip(axes[0], panels):
         part = data[data["granularity"] == panel]
-        sns.pointplot(data=part, x="stage", y="value", hue="system", order=list(stages), ax=ax,
+        sns.pointplot(data=part, x="stage", y="mean", hue="system", order=list(stages), ax=ax,
                       markersize=4, linewidth=1.2)
         ax.set_xlabel("pipeline stage")
         ax.set_ylabel(measure)

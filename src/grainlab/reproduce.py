@@ -12,6 +12,7 @@ from grainlab import settings
 from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError, NotebookFailed
 from grainlab.settings import project_root
+from grainlab.studies.report import Report
 
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
@@ -183,7 +184,9 @@ def write_summary(root: Path, profile: str) -> Path:
         if (folder / "runtime.json").exists():
             info = json.loads((folder / "runtime.json").read_text())
             lines.append(f"| {stem} | {info['seconds']:.0f} | {info['finished']} |")
-        if (folder / "paper_vs_ours.md").exists():
+        if (folder / "paper_vs_ours.json").exists():  # a study's report rows (grainlab.studies)
+            sections += ["", f"## {name} ({stem})", "", Report.load(folder).markdown().strip()]
+        elif (folder / "paper_vs_ours.md").exists():  # results written before the studies had reports
             sections += ["", f"## {name} ({stem})", "", (folder / "paper_vs_ours.md").read_text().strip()]
     lines += sections
     path = settings.results_dir() / ("summary.md" if profile == "full" else f"summary-{profile}.md")

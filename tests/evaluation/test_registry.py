@@ -29,3 +29,9 @@ def test_ir_measures_and_grainlab_measures_do_not_mix_silently():
     with pytest.raises(ConfigError, match="is a grainlab measure"):
         parse_measures(["nDCG@10", "AnswerRecall@5"])
     assert len(evaluate_run({"q": [("d", 1.0)]}, {"q": {"d": 1}}, ["nDCG@10"])) == 1
+
+
+def test_measures_that_score_no_ranking_are_refused_by_name():
+    with pytest.raises(ConfigError, match="generation"):
+        parse_grainlab_measure("EM@5")
+    assert REGISTRY["BestSubspanEM"].scores == "generation" and REGISTRY["BoundaryRetention"].scores == "chunking"

@@ -8,7 +8,7 @@ import pytest
 from grainlab.data import Dataset, Document, load_dataset
 from grainlab.errors import ConfigError
 from grainlab.experiments import System, run_experiment
-from grainlab.experiments import experiment as experiment_module
+from grainlab.experiments import engine as experiment_module
 
 SYSTEMS = [System("bm25", "none", "max"), System("bm25", "fixed_tokens(size=8,overlap=0)", "max"),
            System("bm25(k1=0.9,b=0.4)", "none", "max")]
@@ -18,27 +18,29 @@ def test_tables_and_files(toy_mirror, tmp_path, cache):
     data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
     result = run_experiment(data, SYSTEMS, name="toy", results_dir=tmp_path / "results", cache=cache,
                             measures=["nDCG@10", "R@100"], n_resamples=200, progress=False)
-    assert set(result.per_query.columns) == {"dataset", "system", "retriever", "chunker", "aggregate",
-                                             "qid", "measure", "value"}
+    assert list(result.per_query.columns) == ["dataset", "system", "retriever", "chunker", "aggregate", "stage",
+                                              "qid", "measure", "value"]
+    assert set(result.per_query["stage"]) == {"final"}
     assert len(result.per_query) == 3 * 3 * 2  # systems × queries × measures
     assert set(result.aggregate["system"]) == {s.name for s in SYSTEMS}
     assert len(result.significance) == 2 and result.significance["baseline"].iloc[0] == SYSTEMS[0].name
     ndcg = result.aggregate.set_index(["system", "measure"])["mean"]
     assert ndcg[(SYSTEMS[0].name, "nDCG@10")] == pytest.approx(
         result.per_query.query("system == @SYSTEMS[0].name and measure == 'nDCG@10'")["value"].mean())
-    for name in ("per_query.csv", "aggregate.csv", "significance.csv", "manifest.json"):
+    for name in ("per_query.csv", "aggregate.csv", "significance.csv", "systems.csv", "manifest.json"):
         assert (tmp_path / "results" / "toy" / name).exists()
     manifest = json.loads((tmp_path / "results" / "toy" / "manifest.json").read_text())
     assert manifest["parameters"]["dataset_fingerprint"] == data.fingerprint()
     assert {"torch", "bm25s", "ir-measures"} <= set(manifest["versions"])
     assert manifest["systems"][SYSTEMS[1].name]["n_units"] > 5
+    assert result.systems.set_index("system").loc[SYSTEMS[1].name, "n_units"] > 5
     assert "git_commit" in manifest and manifest["parameters"]["seed"] == 0
 
 
 def test_rerun_resumes_finished_systems(toy_mirror, tmp_path, cache, monkeypatch):
     data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
     calls = []
-    real = experiment_module.run_system
+    real = experiment_module._system_runs
 
     def crash_on_second(*args, **kwargs):
         calls.append(args[1].name)
@@ -46,12 +48,12 @@ def test_rerun_resumes_finished_systems(toy_mirror, tmp_path, cache, monkeypatch
             raise RuntimeError("simulated crash")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(experiment_module, "run_system", crash_on_second)
+    monkeypatch.setattr(experiment_module, "_system_runs", crash_on_second)
     with pytest.raises(RuntimeError):
         run_experiment(data, SYSTEMS, name="toy", results_dir=tmp_path, cache=cache, progress=False)
-    monkeypatch.setattr(experiment_module, "run_system", real)
+    monkeypatch.setattr(experiment_module, "_system_runs", real)
     counted = []
-    monkeypatch.setattr(experiment_module, "run_system",
+    monkeypatch.setattr(experiment_module, "_system_runs",
                         lambda *a, **k: counted.append(a[1].name) or real(*a, **k))
     result = run_experiment(data, SYSTEMS, name="toy", results_dir=tmp_path, cache=cache, progress=False)
     assert counted == [SYSTEMS[1].name, SYSTEMS[2].name]  # the first finished before the crash
@@ -74,15 +76,16 @@ def test_qa_dataset_uses_answer_recall(tmp_path, cache):
                                "Berlin is the capital of Germany.")}
     data = Dataset("qa", corpus, {"q1": "capital of Germany", "q2": "capital of France"},
                    {"q1": {"long": 1}, "q2": {"long": 1}}, {"q1": ["Berlin"], "q2": ["Paris"]})
-    result = run_experiment(data, [System("bm25", "sentences(n=1)", None)], name="qa",
-                            results_dir=tmp_path, cache=cache, answer_ks=[1, 2], progress=False)
+    result = run_experiment(data, [System("bm25", "sentences(n=1)", None)], ["AnswerRecall@1", "AnswerRecall@2"],
+                            name="qa", results_dir=tmp_path, cache=cache, progress=False)
     table = result.per_query.pivot_table(index="qid", columns="measure", values="value")
     assert table.loc["q1", "AnswerRecall@1"] == 1.0 and table.loc["q2", "AnswerRecall@1"] == 1.0
     # MaxP: whole documents ranked by their best sentence; recall reads the document
-    maxp = run_experiment(data, [System("bm25", "sentences(n=1)", "max")], name="qa_maxp",
-                          results_dir=tmp_path, cache=cache, answer_ks=[1], progress=False)
-    assert maxp.per_query["value"].tolist() == [1.0, 1.0]
-    assert maxp.manifest["systems"][maxp.aggregate["system"][0]]["mean_tokens_retrieved_at_max_k"] > 5
+    maxp = run_experiment(data, [System("bm25", "sentences(n=1)", "max")], ["AnswerRecall@1", "Tokens@1"],
+                          name="qa_maxp", results_dir=tmp_path, cache=cache, progress=False)
+    values = maxp.per_query.pivot_table(index="qid", columns="measure", values="value")
+    assert values["AnswerRecall@1"].tolist() == [1.0, 1.0]
+    assert (values["Tokens@1"] > 40).all()  # the whole document is read, not its best sentence
 
 
 def test_validation_before_a_long_run(toy_mirror, tmp_path, cache):
@@ -93,6 +96,11 @@ def test_validation_before_a_long_run(toy_mirror, tmp_path, cache):
         run_experiment(data, [System("bm25"), System("bm25")], name="x", results_dir=tmp_path, cache=cache)
     with pytest.raises(ConfigError, match="unknown measure"):
         run_experiment(data, [System("bm25")], name="x", measures=["nope@3"], results_dir=tmp_path, cache=cache)
+    with pytest.raises(ConfigError, match="no answer strings"):
+        run_experiment(data, [System("bm25")], ["AnswerRecall@5"], name="x", results_dir=tmp_path, cache=cache)
+    with pytest.raises(ConfigError, match="baseline"):
+        run_experiment(data, [System("bm25")], name="x", baseline="nope", results_dir=tmp_path, cache=cache,
+                       progress=False)
 
 
 def test_a_different_model_copy_never_reuses_results(toy_mirror, tmp_path, cache, monkeypatch):

@@ -52,17 +52,37 @@ def register(name: str):
 
 
 class Chunker(ABC):
-    """Cuts documents into chunks. Subclasses are frozen dataclasses of their parameters."""
+    """Cuts documents into chunks. Subclasses are frozen dataclasses of their parameters.
+
+    The protocol every chunker keeps (property-tested in ``tests/chunking/test_invariants.py``):
+    ``doc.text[c.start:c.end] == c.text``; ``c.n_tokens`` never above the chunker's size limit;
+    ``c.chunk_id == f"{doc_id}#{position}"``; chunks of one document in order and not overlapping
+    unless overlap was asked for.
+    """
 
     name: ClassVar[str]
     version: ClassVar[str] = "1"
 
     @abstractmethod
     def chunk(self, doc: Document) -> list[Chunk]:
-        """Chunks of one document, in order; ``[]`` for an empty or whitespace-only text."""
+        """Cut one document.
+
+        Args:
+            doc: the document; its ``text`` is what the offsets index.
+
+        Returns:
+            Its chunks in document order; ``[]`` for an empty or whitespace-only text.
+        """
 
     def chunk_many(self, docs: Iterable[Document]) -> list[Chunk]:
-        """Chunks of several documents, document order kept."""
+        """Cut several documents (the batch call; chunkers that batch a model override it).
+
+        Args:
+            docs: the documents, in the order their chunks should come back.
+
+        Returns:
+            Every document's chunks, document order kept.
+        """
         return [c for doc in docs for c in self.chunk(doc)]
 
     def params(self) -> dict[str, Any]:

@@ -19,6 +19,10 @@ class Measure:
     description: str
     source: str
     higher_is_better: bool = True
+    scores: str = "ranking"
+    """What one value scores: a query's ``ranking`` (by ``run_experiment``), a reader's
+    ``generation`` (a column of the reader tables) or a ``chunking`` of the corpus (a column of the
+    experiment's systems table)."""
 
     def at(self, k: int) -> str:
         """The canonical name at cutoff ``k``, e.g. ``AnswerRecall@5``."""
@@ -48,8 +52,22 @@ TOKENS = Measure(
     "Tokens", "tokens the reader would read from the top-k units (the cost of a granularity)", "grainlab",
     higher_is_better=False)
 
+BOUNDARY_RETENTION = Measure(
+    "BoundaryRetention", "share of gold answer spans that lie inside one chunk", "grainlab (chunking diagnostics)",
+    scores="chunking")
+DUPLICATION_RATE = Measure(
+    "DuplicationRate", "tokens indexed beyond the corpus's own, over the corpus's tokens (overlap's cost)",
+    "grainlab (chunking diagnostics)", higher_is_better=False, scores="chunking")
+EXACT_MATCH = Measure(
+    "EM", "SQuAD exact match of the prediction's first line with a gold answer (column ``em``)",
+    "Rajpurkar et al. 2016 (SQuAD evaluation script), as Dense X and LongRAG report EM", scores="generation")
+BEST_SUBSPAN_EM = Measure(
+    "BestSubspanEM", "1 if a normalised gold answer occurs in the prediction (columns ``answer_in_prediction``, "
+    "``correct``)", "Liu et al. 2024 (Lost in the Middle), best_subspan_em", scores="generation")
+
 REGISTRY: dict[str, Measure] = {m.name: m for m in (ANSWER_RECALL, SPAN_COVERED, SPAN_RECALL, SPAN_PRECISION,
-                                                    SPAN_IOU, TOKENS)}
+                                                    SPAN_IOU, TOKENS, BOUNDARY_RETENTION, DUPLICATION_RATE,
+                                                    EXACT_MATCH, BEST_SUBSPAN_EM)}
 _AT = re.compile(r"^([A-Za-z]+)@(\d+)$")
 
 
@@ -59,6 +77,9 @@ def parse_grainlab_measure(text: str) -> tuple[Measure, int] | None:
     match = _AT.match(text.strip())
     if not match or match.group(1) not in REGISTRY:
         return None
+    if REGISTRY[match.group(1)].scores != "ranking":
+        raise ConfigError(f"{text!r}: {match.group(1)} scores a {REGISTRY[match.group(1)].scores}, not a ranking; "
+                          "read it from the reader or systems table")
     k = int(match.group(2))
     if k < 1:
         raise ConfigError(f"measure {text!r}: the cutoff after '@' must be a positive integer")

@@ -1,16 +1,17 @@
-"""Experiments: systems over datasets → tidy, saved, resumable results with manifests."""
+"""Experiments: one runner (``run_experiment``) over :class:`System` values → tidy, stored,
+resumable results with manifests. Paper-specific studies live in ``grainlab.studies``."""
 
 from grainlab.experiments.chunk_cache import chunk_corpus
-from grainlab.experiments.experiment import ExperimentResult, run_experiment, run_system
-from grainlab.experiments.systems import System
+from grainlab.experiments.engine import FINAL, ExperimentResult, last_stage, rank, run_experiment
+from grainlab.experiments.systems import Stages, System, retriever_label
 from grainlab.experiments.tables import (
-                                         best_rows,
-                                         gate_table,
-                                         markdown_table,
-                                         retriever_label,
-                                         significance_by_group,
-                                         with_spec_columns,
+    best_rows,
+    gate_table,
+    markdown_table,
+    means_with_ci,
+    significance_by_group,
 )
 
-__all__ = ["ExperimentResult", "System", "chunk_corpus", "run_experiment", "run_system",
-           "best_rows", "gate_table", "markdown_table", "retriever_label", "significance_by_group", "with_spec_columns"]
+__all__ = ["FINAL", "ExperimentResult", "Stages", "System", "best_rows", "chunk_corpus", "gate_table",
+           "last_stage", "markdown_table", "rank", "means_with_ci", "retriever_label", "run_experiment",
+           "significance_by_group"]

@@ -24,16 +24,18 @@ def model_revisions(spec: str) -> dict[str, str]:
 
 
 ENGINE_CODE = ("evaluation", "retrieval", "chunking", "models", "readers", "data.types", "cache",
-               "experiments.experiment", "experiments.chunk_cache", "experiments.systems",
-               "experiments.store", "experiments.identity")
+               "experiments.engine", "experiments.scoring", "experiments.chunk_cache",
+               "experiments.systems", "experiments.store", "experiments.identity")
 
 
-def results_key(dataset_fingerprint: str, chunker: str, retriever: str, *, code: tuple[str, ...] = (),
-                **parts: object) -> str:
+def results_key(dataset_fingerprint: str, chunker: str, retriever: str | tuple[str, ...], *,
+                code: tuple[str, ...] = (), **parts: object) -> str:
     """The content key of one system's stored per-query table: the dataset's fingerprint, the
     chunker's spec **and version**, the retriever's spec, the revisions of every model either
     names, the source of the code that computes the table (``ENGINE_CODE`` plus ``code``) and
     the run's ``parts`` (measures, cutoffs, ...). Changing any of them recomputes the table."""
+    specs = (retriever,) if isinstance(retriever, str) else tuple(retriever)
+    models = {hf_id: revision for spec in (*specs, chunker) for hf_id, revision in model_revisions(spec).items()}
     return content_key(dataset=dataset_fingerprint, chunker=chunker, chunker_version=get_chunker(chunker).version_string,
-                       retriever=retriever, models={**model_revisions(retriever), **model_revisions(chunker)},
+                       retriever=" + ".join(specs), models=models,
                        code=code_fingerprint(*ENGINE_CODE, *code), **parts)

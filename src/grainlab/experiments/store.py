@@ -21,17 +21,19 @@ def slug(text: str) -> str:
 
 
 def stored_table(folder: Path, key: str, readable: str,
-                 compute: Callable[[], tuple[pd.DataFrame, dict[str, Any]]]) -> tuple[pd.DataFrame, dict[str, Any]]:
+                 compute: Callable[[], tuple[pd.DataFrame, dict[str, Any]]],
+                 refresh: bool = False) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The table and info saved under ``folder`` for ``key``, else ``compute()``'s, saved at once
     (atomically) so a crash later in the run loses nothing already finished.
 
     The info file records the table's checksum, row count and columns; a stored table that is
-    truncated, empty, of another shape or fails its checksum is reported and recomputed."""
+    truncated, empty, of another shape or fails its checksum is reported and recomputed;
+    ``refresh=True`` recomputes it regardless (when something saved beside it is missing)."""
     folder.mkdir(parents=True, exist_ok=True)
     found = sorted(folder.glob(f"*-{key[:12]}.csv"))
     path = found[0] if found else folder / f"{readable}-{key[:12]}.csv"
     info_path = path.with_suffix(".json")
-    if path.exists():
+    if path.exists() and not refresh:
         loaded = _load_checked(path, info_path)
         if loaded is not None:
             return loaded

@@ -6,27 +6,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from grainlab.chunking.base import get_chunker
 from grainlab.evaluation.significance import bootstrap_ci, compare_to_baseline
+from grainlab.experiments.systems import retriever_label
 from grainlab.spec import parse_spec
-
-
-def retriever_label(spec: str) -> str:
-    """``dense(model=BAAI/bge-small-en-v1.5,...)`` → ``bge-small-en-v1.5``; ``bm25(...)`` → ``BM25``."""
-    name, params = parse_spec(spec)
-    if name == "dense":
-        return str(params["model"]).split("/")[-1]
-    return name.upper() if name == "bm25" else name
-
-
-def with_spec_columns(table: pd.DataFrame) -> pd.DataFrame:
-    """Add ``retriever_label``, ``chunker_name`` and ``chunk_size`` columns parsed from the specs."""
-    out = table.copy()
-    out["retriever_label"] = out["retriever"].map(retriever_label)
-    params = {spec: get_chunker(spec) for spec in out["chunker"].unique()}
-    out["chunker_name"] = out["chunker"].map(lambda s: params[s].name)
-    out["chunk_size"] = out["chunker"].map(lambda s: getattr(params[s], "size", None))
-    return out
 
 
 def best_rows(aggregate: pd.DataFrame, measure: str, by: Sequence[str]) -> pd.DataFrame:
@@ -71,6 +53,8 @@ def gate_table(aggregate: pd.DataFrame, gates: dict[str, tuple[float, float, str
 def markdown_table(table: pd.DataFrame, floatfmt: str = ".3f") -> str:
     """A pipe table without the optional ``tabulate`` dependency."""
     def cell(value) -> str:
+        if value is None or (isinstance(value, float) and value != value):
+            return "—"
         return format(value, floatfmt) if isinstance(value, float) else str(value)
 
     header = "| " + " | ".join(map(str, table.columns)) + " |"
@@ -79,13 +63,16 @@ def markdown_table(table: pd.DataFrame, floatfmt: str = ".3f") -> str:
     return "\n".join([header, rule, *body])
 
 
-def means_with_ci(runs: pd.DataFrame, by: str, measures: Sequence[str], n_resamples: int = 10_000,
+def means_with_ci(runs: pd.DataFrame, by: str | Sequence[str], measures: Sequence[str], n_resamples: int = 10_000,
                   seed: int = 0) -> pd.DataFrame:
-    """One row per value of ``by`` (first-seen order): its number of rows ``n`` and, for each
-    measure, the mean with a 95% percentile bootstrap interval (``<measure>_low``/``_high``)."""
+    """One row per value of ``by`` (a column or several; first-seen order): its number of rows
+    ``n`` and, for each measure, the mean with a 95% percentile bootstrap interval
+    (``<measure>_low``/``_high``)."""
+    columns = [by] if isinstance(by, str) else list(by)
     rows = []
-    for key, group in runs.groupby(by, sort=False):
-        row: dict[str, object] = {by: key, "n": len(group)}
+    for key, group in runs.groupby(columns, sort=False, dropna=False):
+        row: dict[str, object] = dict(zip(columns, key if isinstance(key, tuple) else (key,)))
+        row["n"] = len(group)
         for measure in measures:
             values = group[measure].to_numpy(dtype=float)
             low, high = bootstrap_ci(values, n_resamples=n_resamples, seed=seed)

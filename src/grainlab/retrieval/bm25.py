@@ -34,7 +34,21 @@ def _stemmer(language: str):
 
 @dataclass
 class BM25Retriever(Retriever):
-    """``bm25(k1=1.5,b=0.75,method=lucene)`` over unit texts."""
+    """``bm25(k1=1.5,b=0.75,method=lucene)`` over unit texts (each unit's ``index_text``).
+
+    Score of a unit *d* for a query *q*: Σ over terms *t* of *q* of
+    ``idf(t) · tf(t,d) · (k1 + 1) / (tf(t,d) + k1 · (1 − b + b · |d| / avgdl))``
+    (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework: BM25 and Beyond").
+
+    Args:
+        k1: term-frequency saturation; 1.2–2.0 is usual, 0.9 is Anserini's BEIR default.
+        b: length normalisation, 0 (none) to 1 (full).
+        method: bm25s's variant — ``lucene`` (Lucene's idf ``log(1 + (N − n + 0.5)/(n + 0.5))``,
+            as Kamphuis et al. 2020, "Which BM25 Do You Mean?", recommend), ``robertson``
+            (the original idf, which can be negative), ``atire``, ``bm25l``, ``bm25+``.
+        stemmer: the PyStemmer (Snowball) language. stopwords: bm25s's stopword list.
+        cache: where the index is stored (keyed by the units' ids and texts and these parameters).
+    """
 
     k1: float = 1.5
     b: float = 0.75

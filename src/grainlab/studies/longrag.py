@@ -20,6 +20,8 @@ from grainlab.chunking.base import get_chunker
 from grainlab.chunking.grouping import group_documents, symmetric
 from grainlab.data.types import Dataset, Document
 from grainlab.evaluation.answers import best_subspan_em, exact_match, first_line, has_answer
+from grainlab.evaluation.registry import ANSWER_RECALL, TOKENS
+from grainlab.experiments import System
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.readers.llm import CausalLMReader
 from grainlab.readers.prompts import (
@@ -31,11 +33,24 @@ from grainlab.readers.prompts import (
 )
 from grainlab.retrieval import index_titled_documents
 from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.studies.report import Report
 
 SEPARATOR = "\n\n"
+UNITS = ("passages", "documents", "grouped documents")
+
+# LongRAG (Jiang et al. 2024), NQ answer recall in % (Table 1) and reader EM.
+PAPER_NQ_RECALL = pd.DataFrame(
+    [{"unit": "passages", "paper corpus size": "22M", "units retrieved": k, "paper AR": v}
+     for k, v in ((1, 52.24), (100, 89.92), (200, 91.30))]
+    + [{"unit": "documents", "paper corpus size": "3M", "units retrieved": k, "paper AR": v}
+       for k, v in ((1, 69.45), (5, 85.37), (10, 88.12))]
+    + [{"unit": "grouped documents", "paper corpus size": "600K", "units retrieved": k, "paper AR": v}
+       for k, v in ((1, 71.69), (4, 86.30), (8, 88.53))])
+PAPER_NQ_READER_EM = {"EM": 62.7, "reader": "GPT-4o", "units": "4 grouped units (~30K tokens)"}
 
 
-def _slug(title: str) -> str:
+def title_id(title: str) -> str:
+    """A document id from a Wikipedia title (spaces → underscores)."""
     return re.sub(r"\s+", "_", title.strip()) or "untitled"
 
 
@@ -71,7 +86,7 @@ def document_corpus(dataset: Dataset) -> Dataset:
         by_title.setdefault(doc.title or doc.doc_id, []).append(doc)
     corpus, home, segments = {}, {}, {}
     for title, docs in by_title.items():
-        doc_id = _slug(title)
+        doc_id = title_id(title)
         while doc_id in corpus:
             doc_id += "_"
         corpus[doc_id] = Document(doc_id, SEPARATOR.join(d.text for d in docs), title)
@@ -151,3 +166,50 @@ def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[t
                      "seconds": generation.seconds + (extracted[i].seconds if i in extracted else 0.0),
                      "answers": "|".join(job["answers"])})
     return pd.DataFrame(rows)
+
+
+def systems(unit: str, dense: str, pieces: str) -> list[System]:
+    """BM25 and the dense encoder over one unit type; long units also by their best piece (MaxP)
+    and by their first window (tags ``unit``, ``retriever_label``)."""
+    specs = [("BM25", "bm25", "none", None)]
+    if unit == "passages":
+        specs.append(("MiniLM", dense, "none", None))
+    else:
+        specs += [("MiniLM · MaxP", dense, pieces, "max"), ("MiniLM · first 512 tokens", dense, "none", None)]
+    return [System(retriever, chunker, aggregate, label=label, tags={"unit": unit, "retriever_label": label})
+            for label, retriever, chunker, aggregate in specs]
+
+
+def measures(ks: Sequence[int]) -> list[str]:
+    """Answer recall and tokens read at every number of units retrieved."""
+    return [m @ k for k in ks for m in (ANSWER_RECALL, TOKENS)]
+
+
+def recall_table(aggregate: pd.DataFrame) -> pd.DataFrame:
+    """``unit, retriever, corpus size, units retrieved, avg tokens, answer recall`` from the
+    experiments' aggregate tables (with a ``corpus_size`` column)."""
+    data = aggregate.assign(name=aggregate["measure"].str.split("@").str[0],
+                            k=aggregate["measure"].str.split("@").str[1].astype(int))
+    wide = data.pivot_table(index=["unit", "retriever_label", "corpus_size", "k"], columns="name", values="mean",
+                            sort=False).reset_index()
+    return wide.rename(columns={"retriever_label": "retriever", "corpus_size": "corpus size", "k": "units retrieved",
+                                "Tokens": "avg tokens", "AnswerRecall": "answer recall"})[
+        ["unit", "retriever", "corpus size", "units retrieved", "avg tokens", "answer recall"]]
+
+
+def report(table: pd.DataFrame, reader_table: pd.DataFrame, note: str) -> Report:
+    """The paper's NQ answer recall beside ours (dense retriever, MaxP for long units) at the
+    paper's numbers of units, and the reader's EM per setting beside the paper's."""
+    ours = table[table["retriever"].isin(["MiniLM", "MiniLM · MaxP"])]
+    side = PAPER_NQ_RECALL.merge(ours, on=["unit", "units retrieved"], how="left")
+    rows = [{"claim": "fewer, longer units reach higher answer recall (NQ, %)", "unit": r["unit"],
+             "units retrieved": r["units retrieved"], "paper": r["paper AR"],
+             "ours": round(100 * r["answer recall"], 2) if pd.notna(r["answer recall"]) else None,
+             "paper corpus size": r["paper corpus size"], "corpus size": r["corpus size"],
+             "avg tokens": r["avg tokens"]} for _, r in side.iterrows()]
+    paper_em = f"EM {PAPER_NQ_READER_EM['EM']} ({PAPER_NQ_READER_EM['reader']}, {PAPER_NQ_READER_EM['units']})"
+    rows += [{"claim": "a long-context reader over long units answers well (EM, %)", "unit": r["setting"],
+              "paper": paper_em, "ours": round(100 * r["em"], 1),
+              "answer in long answer (%)": round(100 * r["answer_in_long"], 1),
+              "answer in context (%)": round(100 * r["context_has_answer"], 1)} for _, r in reader_table.iterrows()]
+    return Report("LongRAG long retrieval units", pd.DataFrame(rows), note)

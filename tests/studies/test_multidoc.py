@@ -4,7 +4,7 @@ import pytest
 
 from grainlab.data import Dataset, Document
 from grainlab.errors import ConfigError
-from grainlab.experiments.multidoc import build_multidoc_examples
+from grainlab.studies.multidoc import build_multidoc_examples
 
 
 def pool():

@@ -1,13 +1,13 @@
 """Dense X study pieces: article subsets, unit contexts within a token budget, the reader table."""
 
 from grainlab.data import Dataset, Document
-from grainlab.experiments.dense_x import (
+from grainlab.models.tokenizers import get_tokenizer
+from grainlab.studies.dense_x import (
     article_subset,
     reader_runs,
     retrieved_contexts,
     unit_systems,
 )
-from grainlab.models.tokenizers import get_tokenizer
 
 
 def squad_like():
@@ -49,8 +49,9 @@ def test_reader_runs_score_exact_match_and_answer_in_prediction():
                     for p in prompts]
 
     data = squad_like()
-    rows = reader_runs(data, Reader(), {"s": {"q1": [("Super_Bowl_50", "The game was in Santa Clara.")]}}, ["q1"])
-    assert list(rows["setting"]) == ["s", "closed-book"]
+    setting = {"retriever_label": "BM25", "unit": "passage", "l": 100}
+    rows = reader_runs(data, Reader(), [(setting, {"q1": [("Super_Bowl_50", "The game was in Santa Clara.")]})], ["q1"])
+    assert list(rows["unit"]) == ["passage", "closed-book"] and list(rows["l"]) == [100, 0]
     assert list(rows["em"]) == [1.0, 0.0] and list(rows["answer_in_prediction"]) == [1.0, 1.0]
 
 

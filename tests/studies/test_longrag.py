@@ -1,7 +1,7 @@
 """LongRAG corpora: passages, title documents and groups keep every question and its gold text."""
 
 from grainlab.data import Dataset, Document
-from grainlab.experiments.longrag import (
+from grainlab.studies.longrag import (
     document_corpus,
     grouped_corpus,
     merge_sources,
@@ -56,8 +56,8 @@ class EchoReader:
 
 
 def test_reader_context_keeps_rank_order_and_the_budget():
-    from grainlab.experiments.longrag import reader_context
     from grainlab.models.tokenizers import get_tokenizer
+    from grainlab.studies.longrag import reader_context
 
     pool = sources()
     picked = reader_context(pool, [("nq:p3", 2.0), ("nq:p1", 1.0), ("nq:p2", 0.5)], budget_tokens=20)
@@ -67,7 +67,7 @@ def test_reader_context_keeps_rank_order_and_the_budget():
 
 
 def test_long_answers_are_shortened_by_the_extraction_step():
-    from grainlab.experiments.longrag import long_reader_runs
+    from grainlab.studies.longrag import long_reader_runs
 
     pool = sources()
     run = {"q1": [("nq:p3", 1.0)]}

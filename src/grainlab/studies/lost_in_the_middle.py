@@ -15,6 +15,19 @@ from grainlab.evaluation.answers import best_subspan_em, first_line, kv_accuracy
 from grainlab.evaluation.significance import bootstrap_ci
 from grainlab.readers.llm import CausalLMReader
 from grainlab.readers.prompts import closedbook_prompt, kv_prompt, qa_prompt
+from grainlab.studies.report import Report
+
+# Liu et al. (TACL 2024), GPT-3.5-Turbo on NQ-open, best_subspan_em; positions are 1-based.
+PAPER_QA = pd.DataFrame(
+    [{"setting": "20 documents", "position": p, "accuracy": a}
+     for p, a in zip((1, 5, 10, 15, 20), (0.758, 0.572, 0.538, 0.554, 0.632))]
+    + [{"setting": "10 documents", "position": p, "accuracy": a} for p, a in zip((1, 5, 10), (0.768, 0.612, 0.624))])
+PAPER_BASELINES = {"closed-book": 0.561, "oracle": 0.883}
+PAPER_READER = "GPT-3.5-Turbo"
+# Key–value retrieval, 140 keys, MPT-30B (the repository's EXPERIMENTS.md).
+PAPER_KV_140 = pd.DataFrame(
+    [{"setting": "140 keys", "position": p, "accuracy": a}
+     for p, a in zip((1, 35, 70, 105, 140), (1.0, 0.936, 0.886, 0.804, 0.962))])
 
 
 def _rows(reader: CausalLMReader, jobs: list[dict], prompts: list[str], score) -> pd.DataFrame:
@@ -70,3 +83,24 @@ def accuracy_by_position(runs: pd.DataFrame, n_resamples: int = 10_000, seed: in
                      "ci_low": low, "ci_high": high,
                      "n": len(values), "mean_prompt_tokens": group["prompt_tokens"].mean()})
     return pd.DataFrame(rows)
+
+
+def report(summary: pd.DataFrame, kv_summary: pd.DataFrame, note: str) -> Report:
+    """Accuracy by the gold document's position beside the paper's (with 95% intervals), the
+    closed-book and oracle baselines, and our key–value curve (``accuracy_by_position`` tables)."""
+    rows = []
+    paper = PAPER_QA.set_index(["setting", "position"])["accuracy"]
+    for r in summary.itertuples():
+        if r.setting in PAPER_BASELINES:
+            paper_value = PAPER_BASELINES[r.setting]
+            claim = f"{r.setting} baseline"
+        else:
+            paper_value = paper.get((r.setting, r.position))
+            claim = "accuracy is highest with the gold document first or last, lowest in the middle (U-curve)"
+        rows.append({"claim": claim, "setting": r.setting, "position": r.position,
+                     "paper": paper_value, "ours": r.accuracy, "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n})
+    for r in kv_summary.itertuples():
+        rows.append({"claim": "key–value retrieval by the key's position (paper: 140 keys, MPT-30B)",
+                     "setting": r.setting, "position": r.position, "paper": None, "ours": r.accuracy,
+                     "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n})
+    return Report(f"Lost in the Middle (paper reader: {PAPER_READER})", pd.DataFrame(rows), note)

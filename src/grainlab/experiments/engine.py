@@ -1,0 +1,296 @@
+"""The one experiment runner: systems over a dataset → tidy, stored, resumable results.
+
+``run_experiment`` is PyTerrier's ``Experiment`` for grainlab: every :class:`System` (one
+retriever or a fused set, any chunker, units / documents / parents, optionally a staged
+pipeline) is chunked, indexed, searched and scored with the measures asked for — ir-measures'
+against qrels, grainlab's registered ones (answer recall, tokens read, span metrics) against
+answer strings — and compared with a baseline. Each finished system is written at once under
+``<results>/<name>/per_query/``, keyed by content (``identity.results_key``): a crash loses
+nothing finished and a rerun only computes what is missing.
+
+One schema: ``per_query`` has ``dataset, system, retriever, chunker, aggregate, stage, <tags>,
+qid, measure, value``; ``aggregate`` the same keys with ``mean, count, n_units,
+mean_unit_tokens``; ``systems`` one row per system (sizes, chunking costs, timings, models).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from grainlab import settings
+from grainlab.cache import ArtifactCache, atomic_write_text
+from grainlab.chunking.base import Chunker, get_chunker
+from grainlab.chunking.fixed import FixedTokenChunker
+from grainlab.chunking.structure import ParentChildChunker
+from grainlab.data.types import Dataset
+from grainlab.errors import ConfigError
+from grainlab.evaluation.measures import read_trec_run, write_trec_run
+from grainlab.evaluation.significance import compare_to_baseline
+from grainlab.evaluation.spans import boundary_retention, duplication_rate, fixed_window_count
+from grainlab.experiments.chunk_cache import chunk_corpus
+from grainlab.experiments.identity import model_revisions, results_key
+from grainlab.experiments.manifest import new_manifest
+from grainlab.experiments.scoring import MeasureSet, Scorer
+from grainlab.experiments.store import slug, stored_table
+from grainlab.experiments.systems import System
+from grainlab.models.tokenizers import get_tokenizer
+from grainlab.retrieval import Retriever, get_retriever
+from grainlab.retrieval.aggregate import collapse_to_documents
+from grainlab.retrieval.pipeline import Pipeline
+from grainlab.retrieval.rerank import Reranker
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Chunk, Run
+
+KEYS = ["dataset", "system", "retriever", "chunker", "aggregate", "stage"]
+FINAL = "final"  # the stage name of an unstaged system's one run
+
+
+@dataclass
+class ExperimentResult:
+    """Tidy tables of one experiment (see the module docstring for their columns)."""
+
+    per_query: pd.DataFrame
+    aggregate: pd.DataFrame
+    significance: pd.DataFrame
+    systems: pd.DataFrame
+    manifest: dict[str, Any] = field(default_factory=dict)
+    folder: Path | None = None
+
+    def run(self, system: str, stage: str = FINAL) -> Run:
+        """The saved run of ``system`` (its label) at ``stage`` (``run_experiment(save_runs=True)``)."""
+        row = self.systems[self.systems["system"] == system]
+        if row.empty:
+            raise ConfigError(f"no system {system!r}; systems: {list(self.systems['system'])}")
+        runs = row.iloc[0]["runs"]
+        if not isinstance(runs, dict) or stage not in runs:
+            raise ConfigError(f"{system!r} has no saved {stage!r} run: pass save_runs=True "
+                              f"(saved: {sorted(runs) if isinstance(runs, dict) else []})")
+        return read_trec_run(str(self.folder / "per_query" / runs[stage]))
+
+
+class _Indexes:
+    """Retrievers indexed over the current chunker's units and cross-encoders, shared by the
+    systems of one experiment (pipelines reuse their members' indexes and one reranker)."""
+
+    def __init__(self, cache: ArtifactCache) -> None:
+        self.cache = cache
+        self.chunker: str | None = None
+        self.retrievers: dict[str, Retriever] = {}
+
+    def retriever(self, spec: str, chunker: str, units: list[Chunk], dataset: Dataset) -> Retriever:
+        if chunker != self.chunker:  # keep one chunking's indexes in memory at a time
+            self.chunker, self.retrievers = chunker, {}
+        if spec not in self.retrievers:
+            self.retrievers[spec] = get_retriever(spec, cache=self.cache).index(units, documents=dataset.corpus)
+        return self.retrievers[spec]
+
+    def reranker(self, model: str) -> Reranker:
+        return _reranker(model, str(self.cache.root))
+
+
+@functools.lru_cache(maxsize=4)
+def _reranker(model: str, cache_root: str) -> Reranker:
+    """One reranker per model and cache for the whole process: the pairs it has scored are kept in
+    memory, so experiments run one after another score each (query, unit) pair once."""
+    return Reranker(model, cache=ArtifactCache(cache_root))
+
+
+def _chunking_costs(dataset: Dataset, chunker: Chunker, units: list[Chunk], scorer: Scorer) -> dict[str, Any]:
+    """Index size and, on QA datasets, duplication and boundary retention of gold spans."""
+    info: dict[str, Any] = {"n_units": len(units),
+                            "mean_unit_tokens": float(np.mean([u.n_tokens for u in units])) if units else 0.0,
+                            "index_tokens": int(sum(u.n_tokens for u in units))}
+    if not dataset.is_qa:
+        return info
+    tok = get_tokenizer(getattr(chunker, "tokenizer", DEFAULT_TOKENIZER))
+    doc_tokens = {d: tok.count(doc.text) for d, doc in dataset.corpus.items()}
+    fixed = isinstance(chunker, FixedTokenChunker)
+    # token windows count the tokens they cover; other chunks their own (re-tokenised) count
+    covered = [u.token_end - u.token_start if fixed else u.n_tokens for u in units]  # type: ignore[operator]
+    info["duplication_rate"] = duplication_rate(covered, sum(doc_tokens.values()))
+    info["boundary_retention"] = boundary_retention(units, [s for spans in scorer.gold.values() for s in spans])
+    if fixed:
+        info["formula_units"] = sum(fixed_window_count(t, chunker.size, chunker.overlap) for t in doc_tokens.values())
+    return info
+
+
+def _system_runs(dataset: Dataset, system: System, scorer: Scorer, depth: int, indexes: _Indexes,
+                 fingerprint: str) -> tuple[dict[str, tuple[Run, Run, dict[str, Chunk] | None]], dict[str, Any]]:
+    """Chunk, index and search one system: per measured stage its raw run, the run scored (documents
+    when it aggregates) and the units that run shows; plus sizes and timings."""
+    chunker = get_chunker(system.chunker)
+    tick = time.perf_counter()
+    units = chunk_corpus(dataset, chunker, indexes.cache, fingerprint)
+    info: dict[str, Any] = {"chunk_s": time.perf_counter() - tick, "chunker_version": chunker.version_string}
+    tick = time.perf_counter()
+    retrievers = [indexes.retriever(spec, system.chunker, units, dataset) for spec in system.retrievers]
+    info["index_s"] = time.perf_counter() - tick
+    info["retriever_spec"] = " + ".join(r.spec for r in retrievers)
+    models = [r.encoder.record for r in retrievers if getattr(r, "encoder", None) is not None]
+    if models:
+        info["model"] = models[0] if len(models) == 1 else models
+    by_id = {u.chunk_id: u for u in units}
+    tick = time.perf_counter()
+    out: dict[str, tuple[Run, Run, dict[str, Chunk] | None]] = {}
+    if system.stages is not None:
+        stages = system.stages
+        reranker = indexes.reranker(stages.reranker) if stages.reranker else None
+        pipeline = Pipeline(retrievers, units, chunker=system.chunker, fusion=stages.fusion, rrf_k=stages.rrf_k,
+                            reranker=reranker, candidate_k=stages.candidate_k, rerank_k=stages.rerank_k,
+                            context_k=stages.context_k)
+        runs, _ = pipeline.run(dataset.queries)
+        runs["candidates"] = runs[f"candidates:{retrievers[0].spec}"]
+        unit_doc = {u.chunk_id: u.doc_id for u in units}
+        for stage in stages.measured(len(retrievers)):
+            raw = runs[stage]
+            scored = collapse_to_documents(raw, unit_doc) if system.aggregate else raw
+            out[stage] = (raw, scored, None if system.aggregate else by_id)
+        info["stage_seconds"] = dict(pipeline.timings)
+        if reranker is not None:
+            info["reranker"] = reranker.encoder.record
+    elif system.parents:
+        assert isinstance(chunker, ParentChildChunker)
+        parents = {p.chunk_id: p for doc in dataset.corpus.values() for p in chunker.parents_of(doc)}
+        run = retrievers[0].search(dataset.queries, k=max(depth, 1), aggregate=system.aggregate, group_by="parent")
+        out[FINAL] = (run, run, parents)
+        info["n_children"] = len(units)
+        units = list(parents.values())
+    else:
+        run = retrievers[0].search(dataset.queries, k=max(depth, 1), aggregate=system.aggregate)
+        out[FINAL] = (run, run, None if system.aggregate else by_id)
+    info["search_s"] = time.perf_counter() - tick
+    info.update(_chunking_costs(dataset, chunker, units, scorer))
+    return out, info
+
+
+def _validate(dataset: Dataset, systems: Sequence[System], scorer: Scorer) -> None:
+    if not systems:
+        raise ConfigError("no systems to run")
+    if not all(isinstance(s, System) for s in systems):
+        raise ConfigError("systems must be grainlab.experiments.System values")
+    labels = [s.display for s in systems]
+    if len(set(labels)) != len(labels):
+        raise ConfigError(f"duplicate systems: {sorted({n for n in labels if labels.count(n) > 1})}")
+    if not dataset.queries:
+        raise ConfigError(f"dataset {dataset.name!r} has no queries")
+    for system in systems:
+        scorer.check(system.display, system.aggregate is not None)
+
+
+def run_experiment(dataset: Dataset, systems: Iterable[System], measures: Sequence[str] = ("nDCG@10", "R@100"), *,
+                   name: str, depth: int = 100, baseline: int | str = 0, significance_measure: str | None = None,
+                   results_dir: str | Path | None = None, cache: ArtifactCache | None = None, seed: int = 0,
+                   n_resamples: int = 10_000, save_runs: bool = False, progress: bool = True) -> ExperimentResult:
+    """Every system on ``dataset``, scored with ``measures``, compared with a baseline.
+
+    Args:
+        dataset: a loaded dataset (BEIR-style qrels and/or answer strings).
+        systems: :class:`System` values; their labels name the ``system`` column.
+        measures: ir-measures names (``nDCG@10``, ``R@100``, ``RR@10``) scored against the qrels
+            of the documents a system ranks, and grainlab's registered ones
+            (``grainlab.evaluation.registry``: ``AnswerRecall@5``, ``Tokens@5``, ``SpanIoU@5``, ...).
+        name: the results folder, ``<results>/<name>/``.
+        depth: units or documents retrieved per query when an ir-measures measure is asked for
+            (otherwise the largest cutoff of grainlab's measures).
+        baseline: the system (index or label) every other is compared with, on
+            ``significance_measure`` (default ``MeasureSet.default``) at each system's last stage;
+            paired t-test and randomization test, Holm-corrected (``evaluation.significance``).
+        save_runs: keep every measured stage's run (TREC format) for ``ExperimentResult.run``.
+    """
+    from tqdm.auto import tqdm
+
+    systems = list(systems)
+    measure_set = MeasureSet.parse(list(measures))
+    scorer = Scorer(dataset, measure_set)
+    _validate(dataset, systems, scorer)
+    depth = max(depth, measure_set.depth) if measure_set.ir else measure_set.depth
+    cache = cache or ArtifactCache()
+    folder = settings.results_dir(results_dir) / name
+    (folder / "per_query").mkdir(parents=True, exist_ok=True)
+    fingerprint = dataset.fingerprint()
+    manifest = new_manifest(name=name, dataset=dataset.name, dataset_fingerprint=fingerprint,
+                            n_docs=len(dataset.corpus), n_queries=len(dataset.queries), measures=measure_set.names,
+                            depth=depth, baseline=baseline, seed=seed, systems=[s.name for s in systems])
+    indexes = _Indexes(cache)
+    frames, infos = [], []
+    for system in tqdm(systems, desc=f"{name}: systems", disable=not progress):
+        reranker = system.stages.reranker if system.stages else None
+        key = results_key(fingerprint, system.chunker, system.retrievers, system=system.name,
+                          measures=measure_set.names, depth=depth,
+                          reranker=model_revisions(f"rerank(model={reranker})") if reranker else None)
+        readable = f"{slug(system.retriever_column)[:48]}__{slug(system.chunker)[:64]}"
+
+        def compute(system: System = system, key: str = key) -> tuple[pd.DataFrame, dict[str, Any]]:
+            runs, info = _system_runs(dataset, system, scorer, depth, indexes, fingerprint)
+            tables = []
+            for stage, (raw, scored, shown) in runs.items():
+                tables.append(scorer.rows(scored, shown).assign(stage=stage))
+                if save_runs:
+                    write_trec_run(raw, str(folder / "per_query" / f"{key[:12]}.{stage}.run"), tag=slug(system.display))
+            info["runs"] = {stage: f"{key[:12]}.{stage}.run" for stage in runs} if save_runs else None
+            table = pd.concat(tables, ignore_index=True)
+            for column, value in [("chunker", system.chunker), ("aggregate", system.aggregate or "units"),
+                                  ("retriever", system.retriever_column)]:
+                table.insert(0, column, value)
+            return table, info
+
+        runs_missing = save_runs and not list((folder / "per_query").glob(f"{key[:12]}.*.run"))
+        table, info = stored_table(folder / "per_query", key, readable, compute, refresh=runs_missing)
+        table = table.assign(dataset=dataset.name, system=system.display, **dict(system.tags))
+        frames.append(table)
+        infos.append({"dataset": dataset.name, "system": system.display, "name": system.name, "key": key,
+                      "retriever": system.retriever_column, "chunker": system.chunker,
+                      "aggregate": system.aggregate or "units", "parents": system.parents,
+                      "stages": system.stages.spec if system.stages else None, **dict(system.tags), **info})
+        manifest["systems"][system.display] = {"name": system.name, "key": key, "tags": dict(system.tags), **info}
+    tags = list(dict.fromkeys(tag for s in systems for tag, _ in s.tags))
+    per_query = pd.concat(frames, ignore_index=True)
+    per_query = per_query[[*KEYS, *tags, "qid", "measure", "value"]]
+    systems_table = pd.DataFrame(infos)
+    aggregate = (per_query.groupby(KEYS + tags + ["measure"], sort=False, dropna=False)["value"]
+                 .agg(["mean", "count"]).reset_index()
+                 .merge(systems_table[["system", "n_units", "mean_unit_tokens"]], on="system", how="left"))
+    significance = _significance(per_query, systems, baseline, significance_measure or measure_set.default,
+                                 n_resamples, seed)
+    if not significance.empty:
+        significance.insert(0, "dataset", dataset.name)
+    atomic_write_text(folder / "per_query.csv", per_query.to_csv(index=False))
+    atomic_write_text(folder / "aggregate.csv", aggregate.to_csv(index=False))
+    atomic_write_text(folder / "significance.csv", significance.to_csv(index=False))
+    atomic_write_text(folder / "systems.csv", systems_table.drop(columns=["runs"], errors="ignore").to_csv(index=False))
+    atomic_write_text(folder / "manifest.json", json.dumps(manifest, indent=1, default=str))
+    return ExperimentResult(per_query, aggregate, significance, systems_table, manifest, folder)
+
+
+def last_stage(per_query: pd.DataFrame) -> pd.DataFrame:
+    """Each system's rows at its last measured stage (``context`` for pipelines)."""
+    last = per_query.groupby("system", sort=False)["stage"].last()
+    return per_query[per_query["stage"] == per_query["system"].map(last)]
+
+
+def _significance(per_query: pd.DataFrame, systems: Sequence[System], baseline: int | str, measure: str,
+                  n_resamples: int, seed: int) -> pd.DataFrame:
+    base = systems[baseline].display if isinstance(baseline, int) else baseline
+    if base not in {s.display for s in systems}:
+        raise ConfigError(f"baseline {base!r} is not one of the systems {[s.display for s in systems]}")
+    return compare_to_baseline(last_stage(per_query), base, measure, n_resamples=n_resamples, seed=seed)
+
+
+def rank(dataset: Dataset, system: System, k: int, cache: ArtifactCache | None = None) -> tuple[Run, list[Chunk]]:
+    """The top-``k`` run of one unstaged system (unit ids, or document ids when it aggregates)
+    and its units — for readers that need the ranked units themselves, not scores."""
+    if system.stages is not None or system.parents:
+        raise ConfigError(f"{system.display}: rank() takes a single-retriever system without stages or parents")
+    cache = cache or ArtifactCache()
+    units = chunk_corpus(dataset, get_chunker(system.chunker), cache)
+    retriever = get_retriever(system.retriever, cache=cache).index(units, documents=dataset.corpus)  # type: ignore[arg-type]
+    return retriever.search(dataset.queries, k=k, aggregate=system.aggregate), units

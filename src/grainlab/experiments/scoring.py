@@ -1,0 +1,177 @@
+"""Score one run with any registered measure: ir-measures' against document qrels, grainlab's own
+(answer recall, tokens read, gold-span coverage/recall/precision/IoU) against answer strings.
+
+Gold spans are the occurrences of a question's answer strings in its judged documents; on
+stitched documents each answer occurs exactly once (the stitcher keeps only such questions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import pandas as pd
+
+from grainlab.data.types import Dataset
+from grainlab.errors import ConfigError
+from grainlab.evaluation.answers import answer_recall
+from grainlab.evaluation.measures import evaluate_run, parse_measures
+from grainlab.evaluation.registry import (
+    ANSWER_RECALL,
+    SPAN_COVERED,
+    SPAN_IOU,
+    SPAN_PRECISION,
+    SPAN_RECALL,
+    TOKENS,
+    Measure,
+    parse_grainlab_measure,
+)
+from grainlab.evaluation.spans import Span, covers, span_overlap
+from grainlab.models.tokenizers import get_tokenizer
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.types import Chunk, Run
+
+SPAN_MEASURES = (SPAN_COVERED, SPAN_RECALL, SPAN_PRECISION, SPAN_IOU)
+
+
+def answer_spans(dataset: Dataset) -> dict[str, list[Span]]:
+    """Every occurrence of every gold answer string in each question's judged documents."""
+    out: dict[str, list[Span]] = {}
+    for qid, answers in dataset.answers.items():
+        spans = []
+        for doc_id in dataset.qrels.get(qid, {}):
+            text = dataset.corpus[doc_id].text
+            for answer in answers:
+                start = text.find(answer)
+                while answer and start >= 0:
+                    spans.append((doc_id, start, start + len(answer)))
+                    start = text.find(answer, start + 1)
+        out[qid] = spans
+    return out
+
+
+@dataclass(frozen=True)
+class MeasureSet:
+    """Measures split by who computes them: ir-measures (``ir``) or grainlab (``own``, by cutoff)."""
+
+    ir: tuple[str, ...]
+    own: tuple[tuple[Measure, int], ...]
+
+    @classmethod
+    def parse(cls, names: Sequence[str]) -> MeasureSet:
+        if isinstance(names, str) or not names:
+            raise ConfigError(f"measures must be a non-empty list of names, got {names!r}")
+        ir, own = [], []
+        for name in names:
+            parsed = parse_grainlab_measure(name)
+            if parsed is None:
+                ir.append(name)
+            else:
+                own.append(parsed)
+        parse_measures(ir)  # a clear error for an unknown name
+        if len(set(names)) != len(names):
+            raise ConfigError(f"measures listed twice: {sorted(n for n in names if list(names).count(n) > 1)}")
+        return cls(tuple(ir), tuple(own))
+
+    @property
+    def names(self) -> list[str]:
+        return [*self.ir, *(m @ k for m, k in self.own)]
+
+    @property
+    def default(self) -> str:
+        """The headline measure: the first ir-measures one, else the deepest answer recall, else the first."""
+        if self.ir:
+            return self.ir[0]
+        recall = self.cutoffs(ANSWER_RECALL)
+        return ANSWER_RECALL @ recall[-1] if recall else self.names[0]
+
+    def cutoffs(self, measure: Measure) -> list[int]:
+        return sorted(k for m, k in self.own if m == measure)
+
+    @property
+    def depth(self) -> int:
+        """The run depth the grainlab measures need."""
+        return max((k for _, k in self.own), default=0)
+
+    @property
+    def needs_spans(self) -> bool:
+        return any(m in SPAN_MEASURES for m, _ in self.own)
+
+
+@dataclass
+class Scorer:
+    """Per-query rows (``qid, measure, value``) of one dataset's runs."""
+
+    dataset: Dataset
+    measures: MeasureSet
+    _doc_tokens: dict[str, int] = field(default_factory=dict)
+
+    def check(self, label: str, ranks_documents: bool) -> None:
+        """A clear error when a system cannot be scored with these measures on this dataset."""
+        if self.measures.ir and not ranks_documents:
+            raise ConfigError(f"{label}: ir-measures measures {list(self.measures.ir)} score documents against "
+                              f"{self.dataset.name}'s qrels: give the system an aggregate ('max', 'first' or 'mean')")
+        if self.measures.own and not self.dataset.is_qa:
+            raise ConfigError(f"{self.dataset.name} has no answer strings: {[m @ k for m, k in self.measures.own]} "
+                              "need a QA dataset")
+
+    @cached_property
+    def gold(self) -> dict[str, list[Span]]:
+        return answer_spans(self.dataset)
+
+    @cached_property
+    def token_starts(self) -> dict[str, list[int]]:
+        tok = get_tokenizer(DEFAULT_TOKENIZER)
+        return {d: tok.token_starts(doc.text) for d, doc in self.dataset.corpus.items()}
+
+    def document_units(self, doc_ids: set[str]) -> dict[str, Chunk]:
+        """Whole documents as units (their tokens counted by the default tokenizer)."""
+        tok = get_tokenizer(DEFAULT_TOKENIZER)
+        out = {}
+        for doc_id in doc_ids:
+            text = self.dataset.corpus[doc_id].text
+            if doc_id not in self._doc_tokens:
+                self._doc_tokens[doc_id] = tok.count(text)
+            out[doc_id] = Chunk(doc_id, doc_id, text, 0, len(text), self._doc_tokens[doc_id], 0)
+        return out
+
+    def rows(self, run: Run, shown: Mapping[str, Chunk] | None) -> pd.DataFrame:
+        """Score ``run``: ir-measures on its ids as documents; grainlab's measures on the units
+        ``shown`` (by id; ``None`` when the run ranks whole documents)."""
+        frames = []
+        if self.measures.ir:
+            frames.append(evaluate_run(run, self.dataset.qrels, self.measures.ir))
+        if self.measures.own:
+            if shown is None:
+                shown = self.document_units({d for ranking in run.values() for d, _ in ranking})
+            frames.append(self._own_rows(run, shown))
+        return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+
+    def _own_rows(self, run: Run, shown: Mapping[str, Chunk]) -> pd.DataFrame:
+        frames = []
+        recall_ks = self.measures.cutoffs(ANSWER_RECALL)
+        if recall_ks:
+            frames.append(answer_recall(run, {uid: shown[uid].text for r in run.values() for uid, _ in r},
+                                        self.dataset.answers, recall_ks))
+        token_ks = self.measures.cutoffs(TOKENS)
+        span_ks = sorted({k for m, k in self.measures.own if m in SPAN_MEASURES})
+        rows: list[tuple[str, str, float]] = []
+        for qid in self.dataset.answers:
+            top = [shown[uid] for uid, _ in run.get(qid, [])]
+            for k in sorted(set(token_ks) | set(span_ks)):
+                if k in token_ks:
+                    rows.append((qid, TOKENS @ k, float(sum(u.n_tokens for u in top[:k]))))
+                if k in span_ks and self.gold.get(qid):
+                    rows += self._span_rows(qid, top[:k], k)
+        if rows:
+            frames.append(pd.DataFrame(rows, columns=["qid", "measure", "value"]))
+        table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["qid", "measure", "value"])
+        return table[table["measure"].isin(self.measures.names)].reset_index(drop=True)
+
+    def _span_rows(self, qid: str, top: list[Chunk], k: int) -> list[tuple[str, str, float]]:
+        gold = self.gold[qid]
+        overlap = span_overlap(top, gold, self.token_starts)
+        return [(qid, SPAN_COVERED @ k, float(any(covers(u, g) for u in top for g in gold))),
+                (qid, SPAN_RECALL @ k, overlap["recall"]), (qid, SPAN_PRECISION @ k, overlap["precision"]),
+                (qid, SPAN_IOU @ k, overlap["iou"])]

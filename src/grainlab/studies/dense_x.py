@@ -1,0 +1,132 @@
+"""Dense X retrieval (Chen et al.): passage, sentence and proposition units over one passage corpus.
+
+Retrieval is scored at the passage level as in the paper: a sentence or proposition ranks its
+source passage by the best of the passage's units (``aggregate="max"``), and answer recall reads
+the top-k unique passages. Downstream, EM@l gives the reader the first ``l`` tokens of the
+retrieved *units* (propositions, sentences or passages, in rank order) — the paper's setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from grainlab.cache import ArtifactCache
+from grainlab.data.types import Dataset
+from grainlab.evaluation.answers import best_subspan_em, exact_match
+from grainlab.evaluation.registry import ANSWER_RECALL
+from grainlab.experiments import System, rank
+from grainlab.readers.llm import CausalLMReader
+from grainlab.readers.prompts import closedbook_prompt, qa_prompt, within_budget
+from grainlab.settings import DEFAULT_TOKENIZER
+from grainlab.studies.report import Report
+from grainlab.types import Chunk
+
+UNIT_CHUNKERS = {"passage": "none", "sentence": "sentences(n=1)"}
+UNITS = ("passage", "sentence", "proposition")
+
+# Dense X Retrieval (Chen et al., EMNLP 2024; arXiv 2312.06648), passage Recall@k in %.
+PAPER_SQUAD_R5 = pd.DataFrame([
+    {"retriever": r, "passage": p, "proposition": q, "source": "Chen et al., SQuAD column, R@5"}
+    for r, p, q in (("SimCSE", 29.5, 38.7), ("Contriever", 40.8, 50.7), ("DPR", 38.3, 41.4), ("GTR", 54.4, 63.3))
+])
+PAPER_AVERAGE = pd.DataFrame([
+    {"retriever": r, "unit": u, "R@5": r5, "R@20": r20, "source": "Chen et al., average over 5 sets"}
+    for r, rows in (("SimCSE", ((34.3, 49.1), (40.9, 56.8), (46.3, 61.7))),
+                    ("Contriever", ((43.0, 62.8), (47.3, 66.1), (52.7, 70.5))),
+                    ("DPR", ((57.3, 69.5), (59.2, 71.0), (59.9, 72.2))),
+                    ("GTR", ((65.2, 76.6), (66.7, 78.4), (68.0, 79.2))))
+    for u, (r5, r20) in zip(UNITS, rows)
+])
+PAPER_PROPOSITION_STATS = {"propositions_per_passage": 6.3, "words_per_proposition": 11.2}
+
+
+def article_subset(dataset: Dataset, n_articles: int) -> Dataset:
+    """The first ``n_articles`` articles of a SQuAD-style dataset and the questions about them."""
+    article_of = dataset.info["article_of"]
+    keep = {d for d, a in article_of.items() if a < n_articles}
+    questions = [q for q, judged in dataset.qrels.items() if set(judged) & keep]
+    return dataset.subset(questions, [d for d in dataset.corpus if d in keep])
+
+
+def unit_systems(retriever: str, label: str, proposition_chunker: str) -> dict[str, System]:
+    """Passage-level systems for each unit type: passages as they are, sentences and
+    propositions ranking their passage by their best unit (tags ``retriever_label``, ``unit``)."""
+    chunkers = {"passage": ("none", None), "sentence": (UNIT_CHUNKERS["sentence"], "max"),
+                "proposition": (proposition_chunker, "max")}
+    return {unit: System(retriever, chunker, aggregate, label=f"{label} · {unit}",
+                         tags={"retriever_label": label, "unit": unit})
+            for unit, (chunker, aggregate) in chunkers.items()}
+
+
+def measures(ks: Sequence[int]) -> list[str]:
+    return [ANSWER_RECALL @ k for k in ks]
+
+
+def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cache: ArtifactCache | None = None,
+                       depth: int = 50) -> dict[str, list[tuple[str, str]]]:
+    """Per question, ``(title, text)`` of the top-ranked *units* (not passages) up to the first
+    ``budget_tokens`` cl100k tokens; the last unit is cut at the budget."""
+    run, units = rank(dataset, System(system.retriever, system.chunker, None), depth, cache)
+    by_id: dict[str, Chunk] = {u.chunk_id: u for u in units}
+    contexts = {}
+    for qid, ranking in run.items():
+        units_in_order = ((dataset.corpus[by_id[u].doc_id].title, by_id[u].rewrite or by_id[u].text) for u, _ in ranking)
+        contexts[qid] = within_budget(units_in_order, budget_tokens, DEFAULT_TOKENIZER)
+    return contexts
+
+
+def reader_runs(dataset: Dataset, reader: CausalLMReader,
+                contexts: Sequence[tuple[Mapping[str, object], Mapping[str, list[tuple[str, str]]]]],
+                question_ids: Sequence[str], closed_book: bool = True) -> pd.DataFrame:
+    """One row per question × setting: the reader's answer, exact match and answer-in-prediction
+    (``best_subspan_em``). ``contexts`` pairs a setting's columns (``{"retriever_label": "BM25",
+    "unit": "proposition", "l": 100}``) with each question's documents; the closed-book rows
+    have ``unit="closed-book"`` and ``l=0``."""
+    jobs, prompts = [], []
+    for qid in question_ids:
+        question, answers = dataset.queries[qid], dataset.answers[qid]
+        for setting, by_question in contexts:
+            jobs.append((qid, dict(setting), answers))
+            prompts.append(qa_prompt(question, by_question[qid]))
+        if closed_book:
+            jobs.append((qid, {"retriever_label": "none", "unit": "closed-book", "l": 0}, answers))
+            prompts.append(closedbook_prompt(question))
+    rows = []
+    for (qid, setting, answers), generation in zip(jobs, reader.generate(prompts)):
+        rows.append({"qid": qid, **setting, "prediction": generation.text,
+                     "em": exact_match(generation.text, answers),
+                     "answer_in_prediction": best_subspan_em(generation.text, answers),
+                     "prompt_tokens": generation.prompt_tokens, "seconds": generation.seconds,
+                     "answers": "|".join(answers)})
+    return pd.DataFrame(rows)
+
+
+def report(recall: pd.DataFrame, significance: pd.DataFrame, stats: Mapping[str, float], em: pd.DataFrame,
+           note: str) -> Report:
+    """Recall@5 by unit per retriever (with the paired test against passages), proposition
+    statistics against the paper's, and the reader's EM per setting.
+
+    ``recall``: ``retriever_label, unit, k, recall``; ``significance``: ``paired_comparison`` rows
+    (``system`` = ``<retriever> · <unit>``); ``em``: ``means_with_ci`` over reader runs."""
+    paper = ", ".join(f"{r.retriever} {r.passage} → {r.proposition}" for r in PAPER_SQUAD_R5.itertuples())
+    tests = significance[significance["measure"] == ANSWER_RECALL @ 5].set_index("system")
+    rows = []
+    at5 = recall[recall["k"] == 5]
+    for row in at5.itertuples():
+        label = f"{row.retriever_label} · {row.unit}"
+        rows.append({"claim": "propositions retrieve better passages than sentences or passages (Recall@5, %)",
+                     "retriever": row.retriever_label, "unit": row.unit,
+                     "paper": f"SQuAD R@5 passage → proposition: {paper}" if row.unit == "proposition" else "",
+                     "ours": round(100 * float(row.recall), 1),
+                     "delta vs passage": round(100 * float(tests.loc[label, "delta"]), 1) if label in tests.index else None,
+                     "p (randomization, Holm)": float(tests.loc[label, "p_randomization_holm"]) if label in tests.index else None})
+    for name, value in PAPER_PROPOSITION_STATS.items():
+        rows.append({"claim": "propositionizer output", "retriever": "", "unit": name.replace("_", " "),
+                     "paper": value, "ours": round(float(stats[name]), 2)})
+    for row in em.itertuples():
+        rows.append({"claim": "reader exact match over the first l tokens of retrieved units (EM@l)",
+                     "retriever": row.retriever_label, "unit": f"{row.unit} · l={row.l}", "paper": "",
+                     "ours": round(float(row.em), 3)})
+    return Report("Dense X: passage vs sentence vs proposition units", pd.DataFrame(rows), note)

@@ -1,0 +1,35 @@
+"""One measure list for the engine: ir-measures names and grainlab's, split, checked and scored."""
+
+import pytest
+
+from grainlab.data import Dataset, Document
+from grainlab.errors import ConfigError
+from grainlab.evaluation.registry import ANSWER_RECALL, SPAN_IOU, TOKENS
+from grainlab.experiments.scoring import MeasureSet, Scorer
+from grainlab.types import Chunk
+
+
+def test_measure_set_splits_and_orders():
+    parsed = MeasureSet.parse(["nDCG@10", "AnswerRecall@5", "Tokens@1", "AnswerRecall@1", "R@100"])
+    assert parsed.ir == ("nDCG@10", "R@100")
+    assert parsed.cutoffs(ANSWER_RECALL) == [1, 5] and parsed.depth == 5
+    assert parsed.default == "nDCG@10"
+    assert MeasureSet.parse(["Tokens@3", "AnswerRecall@1", "AnswerRecall@5"]).default == "AnswerRecall@5"
+    assert not parsed.needs_spans and MeasureSet.parse([SPAN_IOU @ 2]).needs_spans
+    for bad in ([], "nDCG@10", ["nDCG@10", "nDCG@10"], ["bogus@3"]):
+        with pytest.raises(ConfigError):
+            MeasureSet.parse(bad)
+
+
+def test_scorer_rows_by_hand():
+    text = "Paris is the capital of France. Berlin is the capital of Germany."
+    data = Dataset("qa", {"d": Document("d", text)}, {"q": "capital of Germany"}, {"q": {"d": 1}}, {"q": ["Berlin"]})
+    units = {"d#0": Chunk("d#0", "d", text[:31], 0, 31, 7, 0), "d#1": Chunk("d#1", "d", text[32:], 32, len(text), 7, 1)}
+    scorer = Scorer(data, MeasureSet.parse([ANSWER_RECALL @ 1, ANSWER_RECALL @ 2, TOKENS @ 2, SPAN_IOU @ 1]))
+    rows = scorer.rows({"q": [("d#0", 2.0), ("d#1", 1.0)]}, units).set_index("measure")["value"]
+    assert rows["AnswerRecall@1"] == 0.0 and rows["AnswerRecall@2"] == 1.0
+    assert rows["Tokens@2"] == 14.0 and rows["SpanIoU@1"] == 0.0
+    documents = scorer.rows({"q": [("d", 1.0)]}, None).set_index("measure")["value"]
+    assert documents["AnswerRecall@1"] == 1.0 and documents["Tokens@2"] > 10  # the whole document is read
+    with pytest.raises(ConfigError, match="aggregate"):
+        Scorer(data, MeasureSet.parse(["nDCG@10"])).check("units system", ranks_documents=False)

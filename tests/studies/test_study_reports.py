@@ -1,0 +1,55 @@
+"""Each study's report is computed from the result tables it is given (hand-made tables here)."""
+
+import pandas as pd
+import pytest
+
+from grainlab.studies import chunk_size, late_chunking, longrag, lost_in_the_middle
+
+
+def test_chunk_size_systems_and_best_size():
+    systems = chunk_size.systems(["bm25"], [64, 512], "cl100k_base", None)
+    assert [dict(s.tags) for s in systems] == [{"chunk_size": 64, "retriever_label": "BM25"},
+                                                {"chunk_size": 512, "retriever_label": "BM25"}]
+    aggregate = pd.DataFrame({"dataset": ["squad_dev_stitched"] * 2, "measure": ["AnswerRecall@5"] * 2,
+                              "retriever_label": ["BM25"] * 2, "chunk_size": [64, 512], "mean": [0.7, 0.5],
+                              "retriever": ["bm25"] * 2})
+    gates = pd.DataFrame([{"retriever": "BM25", "measure": "nDCG@10", "ours": 0.68, "expected": 0.68,
+                           "tolerance": 0.02, "pass": True}])
+    report = chunk_size.report(aggregate, {"squad_dev_stitched": "AnswerRecall@5"}, gates, "note")
+    row = report.rows.iloc[0]
+    assert row["ours"] == "best at 64 tokens" and row["64"] == 0.7 and row["512"] == 0.5
+    assert "64–128" in row["paper"] and "sanity gates" in report.note
+
+
+def test_late_chunking_report_carries_the_paired_test():
+    scores = pd.Series({"no chunking": 0.60, "naive · fixed 256 tokens": 0.61, "late · fixed 256 tokens": 0.63})
+    test = pd.DataFrame([{"system": "late · fixed 256 tokens", "delta": 0.02, "p_randomization_holm": 0.04}])
+    rows = late_chunking.report(scores, test, "note").rows.set_index("arm")
+    assert rows.loc["late · fixed 256 tokens", "ours"] == 63.0 and rows.loc["late · fixed 256 tokens", "paper"] == 66.10
+    assert rows.loc["late · fixed 256 tokens", "delta vs naive"] == 2.0
+    assert pd.isna(rows.loc["no chunking", "delta vs naive"])
+
+
+def test_longrag_recall_table_and_report():
+    aggregate = pd.DataFrame({"unit": ["documents"] * 4, "retriever_label": ["MiniLM · MaxP"] * 4,
+                              "corpus_size": [10] * 4, "measure": ["AnswerRecall@1", "Tokens@1", "AnswerRecall@5",
+                                                                   "Tokens@5"], "mean": [0.5, 800.0, 0.9, 4000.0]})
+    table = longrag.recall_table(aggregate)
+    assert table.to_dict("records")[0] == {"unit": "documents", "retriever": "MiniLM · MaxP", "corpus size": 10,
+                                           "units retrieved": 1, "avg tokens": 800.0, "answer recall": 0.5}
+    reader = pd.DataFrame([{"setting": "documents", "em": 0.25, "answer_in_long": 0.5, "context_has_answer": 0.75}])
+    rows = longrag.report(table, reader, "note").rows
+    at1 = rows[(rows["unit"] == "documents") & (rows["units retrieved"] == 1)].iloc[0]
+    assert at1["paper"] == 69.45 and at1["ours"] == 50.0
+    assert rows.iloc[-1]["ours"] == 25.0
+
+
+def test_lost_in_the_middle_report_pairs_positions_with_the_paper():
+    summary = pd.DataFrame([{"setting": "10 documents", "position": 1, "accuracy": 0.5, "ci_low": 0.4,
+                             "ci_high": 0.6, "n": 10},
+                            {"setting": "closed-book", "position": 0, "accuracy": 0.2, "ci_low": 0.1,
+                             "ci_high": 0.3, "n": 10}])
+    kv = pd.DataFrame([{"setting": "25 keys", "position": 1, "accuracy": 1.0, "ci_low": 1.0, "ci_high": 1.0, "n": 4}])
+    rows = lost_in_the_middle.report(summary, kv, "note").rows
+    assert rows["paper"].tolist()[:2] == [pytest.approx(0.768), pytest.approx(0.561)]
+    assert rows["ours"].tolist() == [0.5, 0.2, 1.0]
