@@ -76,6 +76,7 @@ from IPython.display import Markdown, display
 from grainlab.chunking import decomposition_report, get_chunker
 from grainlab.data import load_dataset
 from grainlab.evaluation.answers import has_answer
+from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.evaluation.significance import paired_comparison
 from grainlab.experiments import means_with_ci, run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
@@ -150,7 +151,7 @@ save_figure(fig, "dense_x_recall_at_k", FIGURES)
 
 # %%
 pairs = [(f"{r} · {unit}", f"{r} · passage") for r in retrievers for unit in ("sentence", "proposition")]
-significance = pd.concat([paired_comparison(per_query, pairs, f"AnswerRecall@{k}", n_resamples=N_RESAMPLES, seed=SEED)
+significance = pd.concat([paired_comparison(per_query, pairs, ANSWER_RECALL @ k, n_resamples=N_RESAMPLES, seed=SEED)
                           for k in (5, 20)], ignore_index=True)
 significance.to_csv(RESULTS / "significance.csv", index=False)
 display(significance.round(4))

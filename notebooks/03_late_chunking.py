@@ -125,7 +125,7 @@ for name in LONG_DATASETS:
     result = run_experiment(data, study.long_systems(DENSE, LATE, spec), [ANSWER_RECALL @ k for k in ANSWER_KS],
                             name=f"late_chunking/{PROFILE}/{name}", n_resamples=N_RESAMPLES, seed=SEED)
     long_rows.append(result.aggregate)
-    display(paired_comparison(result.per_query, [("late", "naive")], f"AnswerRecall@{max(ANSWER_KS)}",
+    display(paired_comparison(result.per_query, [("late", "naive")], ANSWER_RECALL @ max(ANSWER_KS),
                               n_resamples=N_RESAMPLES, seed=SEED).round(4))
 long_table = pd.concat(long_rows).pivot_table(index=["dataset", "system"], columns="measure", values="mean")
 long_table.to_csv(RESULTS / "long_documents.csv")

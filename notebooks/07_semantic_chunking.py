@@ -88,6 +88,7 @@ from IPython.display import Markdown, display
 
 from grainlab.data import load_dataset, sample_dataset
 from grainlab.evaluation import paired_comparison
+from grainlab.evaluation.registry import ANSWER_RECALL, SPAN_COVERED, SPAN_IOU, SPAN_RECALL, TOKENS
 from grainlab.experiments import markdown_table, run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.reproduce import notebook_setup
@@ -166,7 +167,7 @@ systems_table = pd.concat([r.systems for r in results.values()], ignore_index=Tr
 systems_table.to_csv(RESULTS / "systems.csv", index=False)
 per_query = pd.concat([r.per_query for r in results.values()], ignore_index=True)
 
-shown = ["AnswerRecall@1", f"AnswerRecall@{k}", f"SpanCovered@{k}", f"SpanIoU@{k}", f"SpanRecall@{k}", f"Tokens@{k}"]
+shown = [ANSWER_RECALL @ 1, ANSWER_RECALL @ k, SPAN_COVERED @ k, SPAN_IOU @ k, SPAN_RECALL @ k, TOKENS @ k]
 retrieval_table = retrieval[retrieval["measure"].isin(shown)].pivot_table(
     index=["dataset", "model", "splitter"], columns="measure", values="mean", sort=False)[shown]
 display(retrieval_table.round(3))
@@ -182,20 +183,20 @@ display(costs.round(3))
 pair_rows = []
 for (name, model), group in per_query.groupby(["dataset", "model"], sort=False):
     pairs = [(f"{label} · {model}", f"fixed · {model}") for label in RETRIEVAL_CHUNKERS if label != "fixed"]
-    table = paired_comparison(group, pairs, f"AnswerRecall@{k}", n_resamples=N_RESAMPLES, seed=SEED)
+    table = paired_comparison(group, pairs, ANSWER_RECALL @ k, n_resamples=N_RESAMPLES, seed=SEED)
     pair_rows.append(table.assign(dataset=name))
 vs_fixed = pd.concat(pair_rows, ignore_index=True)
 vs_fixed.to_csv(RESULTS / "vs_fixed.csv", index=False)
 display(vs_fixed.round(4))
 
-verdict = retrieval[(retrieval["measure"] == f"AnswerRecall@{k}")].pivot_table(
+verdict = retrieval[(retrieval["measure"] == ANSWER_RECALL @ k)].pivot_table(
     index=["dataset", "model"], columns="splitter", values="mean")
 verdict["best semantic − fixed"] = verdict[list(study.SEMANTIC)].max(axis=1) - verdict["fixed"]
 display(verdict.round(3))
 
-fig = plot_bars(retrieval[retrieval["measure"] == f"AnswerRecall@{k}"].assign(
+fig = plot_bars(retrieval[retrieval["measure"] == ANSWER_RECALL @ k].assign(
                     panel=lambda t: t["dataset"].str.replace("_stitched", " (stitched)") + " · " + t["model"]),
-                "panel", "mean", "splitter", f"AnswerRecall@{k}",
+                "panel", "mean", "splitter", ANSWER_RECALL @ k,
                 f"Answer recall@{k} by chunker, stitched vs native documents ({PROFILE})", error=None)
 save_figure(fig, "semantic_chunking_retrieval", FIGURES)
 
@@ -211,15 +212,15 @@ pc_results = [run_experiment(datasets[name], study.parent_child_systems(PARENT_C
               for name in PARENT_CHILD_DATASETS]
 parent_child = pd.concat([r.aggregate for r in pc_results], ignore_index=True)
 parent_child.to_csv(RESULTS / "parent_child.csv", index=False)
-pc_table = parent_child[parent_child["measure"].isin([f"AnswerRecall@{x}" for x in KS] + [f"Tokens@{k}", f"SpanCovered@{k}"])] \
+pc_table = parent_child[parent_child["measure"].isin([ANSWER_RECALL @ x for x in KS] + [TOKENS @ k, SPAN_COVERED @ k])] \
     .pivot_table(index=["dataset", "system"], columns="measure", values="mean", sort=False)
 display(pc_table.round(3))
 display(pd.concat([r.systems for r in pc_results])[["dataset", "system", "n_units", "n_children", "mean_unit_tokens"]])
 
-curve = parent_child[parent_child["measure"].str.startswith(("AnswerRecall@", "Tokens@"))].assign(
+curve = parent_child[parent_child["measure"].str.split("@").str[0].isin([ANSWER_RECALL.name, TOKENS.name])].assign(
     k=lambda t: t["measure"].str.split("@").str[1].astype(int), what=lambda t: t["measure"].str.split("@").str[0])
 curve = curve.pivot_table(index=["dataset", "system", "k"], columns="what", values="mean").reset_index()
-fig = plot_tradeoff(curve, "Tokens", "AnswerRecall", "system", "dataset", "tokens read (top-k units)",
+fig = plot_tradeoff(curve, TOKENS.name, ANSWER_RECALL.name, "system", "dataset", "tokens read (top-k units)",
                     "answer recall", f"Parent–child vs flat: recall against tokens read, k = {KS} ({PROFILE})")
 save_figure(fig, "semantic_chunking_parent_child", FIGURES)
 
@@ -236,13 +237,13 @@ ov_results = [run_experiment(datasets[name], study.overlap_systems(OVERLAP_SIZE,
                              MEASURES, name=f"semantic_chunking/{PROFILE}/overlap/{name}", n_resamples=N_RESAMPLES,
                              seed=SEED) for name in OVERLAP_DATASETS]
 recall = pd.concat([r.aggregate for r in ov_results])
-recall = recall[recall["measure"] == f"AnswerRecall@{k}"][["dataset", "system", "mean"]]
+recall = recall[recall["measure"] == ANSWER_RECALL @ k][["dataset", "system", "mean"]]
 overlap = pd.concat([r.systems for r in ov_results], ignore_index=True).merge(
-    recall.rename(columns={"mean": f"AnswerRecall@{k}"}), on=["dataset", "system"])
+    recall.rename(columns={"mean": ANSWER_RECALL @ k}), on=["dataset", "system"])
 overlap.to_csv(RESULTS / "overlap_sweep.csv", index=False)
 overlap["n_units − formula"] = overlap["n_units"] - overlap["formula_units"]
 display(overlap[["dataset", "overlap", "n_units", "formula_units", "n_units − formula", "duplication_rate",
-                 "boundary_retention", f"AnswerRecall@{k}"]].round(4))
+                 "boundary_retention", ANSWER_RECALL @ k]].round(4))
 print(f"largest gap to the formula: {overlap['n_units − formula'].abs().max()} chunks "
       f"({(overlap['n_units − formula'].abs() / overlap['formula_units']).max():.2%}) — a window whose text "
       "re-tokenizes to more than the limit (it starts inside a word) gives up a token, shifting later windows")
