@@ -172,6 +172,8 @@ display(sig[["dataset", "retriever_label", "system", "baseline", "measure", "mea
 note = (f"Profile **{PROFILE}**. Encoders all-MiniLM-L6-v2 and bge-small-en-v1.5 (paper: Stella, Snowflake); "
         f"dense inputs truncated at {DENSE_MAX_LENGTH} word pieces; chunk sizes in {TOKENIZER} tokens; "
         "COVID-QA interim release; SQuAD and COVID-QA only of the paper's six datasets.")
+display(study.CLAIMS)
+print("Paper setup:", study.SETUP)
 report = study.report(aggregate, PRIMARY, gate_results, note)
 report.save(RESULTS)
 display(Markdown(report.markdown()))

@@ -169,9 +169,9 @@ per_query = pd.concat([r.per_query for r in results.values()], ignore_index=True
 
 shown = [ANSWER_RECALL @ 1, ANSWER_RECALL @ k, SPAN_COVERED @ k, SPAN_IOU @ k, SPAN_RECALL @ k, TOKENS @ k]
 retrieval_table = retrieval[retrieval["measure"].isin(shown)].pivot_table(
-    index=["dataset", "model", "splitter"], columns="measure", values="mean", sort=False)[shown]
+    index=["dataset", "retriever_label", "splitter"], columns="measure", values="mean", sort=False)[shown]
 display(retrieval_table.round(3))
-costs = systems_table[systems_table["model"] != "BM25"][["dataset", "splitter", "n_units", "mean_unit_tokens",
+costs = systems_table[systems_table["retriever_label"] != "BM25"][["dataset", "splitter", "n_units", "mean_unit_tokens",
                                                          "index_tokens", "boundary_retention", "chunk_s", "index_s"]]
 display(costs.round(3))
 
@@ -181,7 +181,7 @@ display(costs.round(3))
 
 # %%
 pair_rows = []
-for (name, model), group in per_query.groupby(["dataset", "model"], sort=False):
+for (name, model), group in per_query.groupby(["dataset", "retriever_label"], sort=False):
     pairs = [(f"{label} · {model}", f"fixed · {model}") for label in RETRIEVAL_CHUNKERS if label != "fixed"]
     table = paired_comparison(group, pairs, ANSWER_RECALL @ k, n_resamples=N_RESAMPLES, seed=SEED)
     pair_rows.append(table.assign(dataset=name))
@@ -190,12 +190,12 @@ vs_fixed.to_csv(RESULTS / "vs_fixed.csv", index=False)
 display(vs_fixed.round(4))
 
 verdict = retrieval[(retrieval["measure"] == ANSWER_RECALL @ k)].pivot_table(
-    index=["dataset", "model"], columns="splitter", values="mean")
+    index=["dataset", "retriever_label"], columns="splitter", values="mean")
 verdict["best semantic − fixed"] = verdict[list(study.SEMANTIC)].max(axis=1) - verdict["fixed"]
 display(verdict.round(3))
 
 fig = plot_bars(retrieval[retrieval["measure"] == ANSWER_RECALL @ k].assign(
-                    panel=lambda t: t["dataset"].str.replace("_stitched", " (stitched)") + " · " + t["model"]),
+                    panel=lambda t: t["dataset"].str.replace("_stitched", " (stitched)") + " · " + t["retriever_label"]),
                 "panel", "mean", "splitter", ANSWER_RECALL @ k,
                 f"Answer recall@{k} by chunker, stitched vs native documents ({PROFILE})", error=None)
 save_figure(fig, "semantic_chunking_retrieval", FIGURES)

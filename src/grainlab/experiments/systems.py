@@ -19,8 +19,13 @@ from grainlab.retrieval.aggregate import METHODS
 from grainlab.spec import format_spec, parse_spec
 
 FUSIONS = ("rrf", "minmax", "zscore")
-RESERVED_COLUMNS = frozenset({"dataset", "system", "retriever", "chunker", "aggregate", "stage", "qid", "measure",
-                              "value", "mean", "count"})
+RESERVED_COLUMNS = frozenset({
+    # result tables
+    "dataset", "system", "retriever", "chunker", "aggregate", "stage", "qid", "measure", "value", "mean", "count",
+    # the systems table (engine.run_experiment)
+    "name", "key", "parents", "stages", "chunker_version", "retriever_spec", "model", "reranker", "runs", "reused",
+    "n_units", "mean_unit_tokens", "index_tokens", "duplication_rate", "boundary_retention", "formula_units",
+    "n_children", "chunk_s", "index_s", "search_s", "stage_seconds"})
 
 
 def canonical(spec: str) -> str:

@@ -46,7 +46,7 @@ def measures(ks: Sequence[int]) -> list[str]:
 
 def retrieval_systems(chunkers: Mapping[str, str], retrievers: Mapping[str, str]) -> list[System]:
     """Every chunker × retriever over units (tags ``splitter`` and ``model`` name them)."""
-    return [System(retriever, spec, None, label=f"{label} · {r_label}", tags={"splitter": label, "model": r_label})
+    return [System(retriever, spec, None, label=f"{label} · {r_label}", tags={"splitter": label, "retriever_label": r_label})
             for r_label, retriever in retrievers.items() for label, spec in chunkers.items()]
 
 
@@ -127,7 +127,7 @@ def report(ami: pd.DataFrame, threshold_sweep: pd.DataFrame, retrieval: pd.DataF
                      "paper": "threshold 0.6", "ours": values.max(), "compared with": f"best threshold {values.idxmax()}",
                      "their value": values.get("0.6", float("nan"))})
     recall = retrieval[retrieval["measure"] == ANSWER_RECALL @ k].pivot_table(
-        index=["dataset", "model"], columns="splitter", values="mean")
+        index=["dataset", "retriever_label"], columns="splitter", values="mean")
     for (name, model), row in recall.iterrows():
         best = row[list(SEMANTIC)].idxmax()
         rows.append({"claim": "semantic chunking wins only on stitched documents (Qu et al. 2024)",
