@@ -19,7 +19,7 @@ from grainlab.data.lost_in_the_middle import MultiDocExample
 from grainlab.data.types import Dataset, Document
 from grainlab.evaluation.answers import best_subspan_em
 from grainlab.evaluation.significance import randomization_test
-from grainlab.evaluation.spans import boundary_retention, covers, span_coverage, span_overlap
+from grainlab.evaluation.spans import boundary_retention, covers, span_coverage, span_scores
 from grainlab.readers.llm import Generation
 from grainlab.retrieval import collapse_to_documents, get_retriever
 from grainlab.studies.lost_in_the_middle import accuracy_by_position, qa_position_runs
@@ -139,7 +139,7 @@ def test_gold_spans_ending_exactly_on_chunk_edges():
     assert not covers(chunks[0], ("d", 5, 11)) and span_coverage(chunks, ("d", 5, 11)) == "partial"
     assert span_coverage(chunks[:1], ("d", 10, 12)) == "none"  # touching the end is not overlapping
     assert boundary_retention(chunks, [("d", 0, 10), ("d", 10, 20), ("d", 9, 11)]) == pytest.approx(2 / 3)
-    overlap = span_overlap(chunks[:1], [("d", 0, 10)])
+    overlap = span_scores(chunks[:1], [("d", 0, 10)])
     assert overlap["recall"] == pytest.approx(1.0) and overlap["precision"] == pytest.approx(1.0)
 
 

@@ -13,7 +13,7 @@ from grainlab.evaluation.spans import (
     fixed_window_count,
     segmentation_ami,
     span_coverage,
-    span_overlap,
+    span_scores,
 )
 from grainlab.models.tokenizers import get_tokenizer
 
@@ -54,7 +54,7 @@ def test_duplication_and_window_count_match_the_chunker():
 def test_span_overlap_by_hand():
     retrieved = [chunk("d", 0, 10), chunk("d", 5, 15), chunk("e", 0, 4)]
     gold = [("d", 8, 20)]
-    got = span_overlap(retrieved, gold)
+    got = span_scores(retrieved, gold)
     # retrieved d: [0,15) (15 chars) + e: 4 chars = 19; gold 12 chars; shared 7; union 19 + 12 − 7 = 24
     assert got == pytest.approx({"recall": 7 / 12, "precision": 7 / 19, "iou": 7 / 24})
 
@@ -75,7 +75,7 @@ def test_span_overlap_in_tokens():
     assert to_token_interval(starts, 6, 12) == (1, 3)  # touches "beta" and " gamma"
     retrieved = [chunk("d", 0, 10)]  # tokens 0-1
     gold = [("d", 6, 16)]  # "beta gamma": tokens 1-2
-    got = span_overlap(retrieved, gold, token_starts={"d": starts})
+    got = span_scores(retrieved, gold, token_starts={"d": starts})
     assert got == pytest.approx({"recall": 1 / 2, "precision": 1 / 2, "iou": 1 / 3})
 
 
@@ -86,3 +86,59 @@ def test_sentence_labels_for_ami():
     assert sentence_labels(sentences, [(0, 20), (21, 40)]) == [0, 0, 1, 1]
     assert sentence_labels(sentences, [(0, 14), (14, 40)]) == [0, 1, 1, 1]  # midpoint 15 → second
     assert sentence_labels(sentences, [(21, 30)]) == [-1, -1, 0, -1]
+
+
+def _chroma_reference(retrieved, gold):
+    """Chroma's per-question formulas as the ANCHORS entry states them, written independently,
+    over character ranges of one corpus: numerator = gold characters covered (once); precision
+    denominator = sum of the retrieved chunks' lengths; IoU denominator = that sum + uncovered gold."""
+    covered = {i for s, e in gold for i in range(s, e) if any(a <= i < b for a, b in retrieved)}
+    gold_chars = sum(e - s for s, e in gold)
+    lengths = sum(b - a for a, b in retrieved)
+    return {"recall": len(covered) / gold_chars, "precision": len(covered) / lengths,
+            "iou": len(covered) / (lengths + gold_chars - len(covered))}
+
+
+@pytest.mark.parametrize("retrieved, gold", [
+    ([(0, 10), (5, 15)], [(8, 20)]),                      # overlapping chunks pay twice for [5, 10)
+    ([(0, 100), (50, 150), (300, 400)], [(40, 60), (120, 130)]),
+    ([(10, 20)], [(0, 5)]),                                # nothing covered
+])
+def test_sum_convention_matches_chromas_formulas(retrieved, gold):
+    got = span_scores([chunk("d", a, b) for a, b in retrieved], [("d", s, e) for s, e in gold], count="sum")
+    assert got == pytest.approx(_chroma_reference(retrieved, gold))
+
+
+def test_the_two_conventions_differ_only_with_overlap():
+    gold = [("d", 8, 20)]
+    apart = [chunk("d", 0, 10), chunk("d", 10, 15)]
+    assert span_scores(apart, gold, count="sum") == pytest.approx(span_scores(apart, gold))
+    overlapping = [chunk("d", 0, 10), chunk("d", 5, 15)]
+    union, summed = span_scores(overlapping, gold), span_scores(overlapping, gold, count="sum")
+    assert summed["recall"] == union["recall"]
+    assert summed["precision"] == pytest.approx(7 / 20) and union["precision"] == pytest.approx(7 / 15)
+    with pytest.raises(ValueError, match="count"):
+        span_scores(apart, gold, count="both")
+
+
+def test_precision_omega_by_hand():
+    from grainlab.evaluation.spans import precision_omega
+
+    chunks = [chunk("d", 0, 10), chunk("d", 10, 20), chunk("d", 20, 30), chunk("d", 30, 40)]
+    gold = [("d", 12, 18)]
+    assert precision_omega(chunks, gold) == pytest.approx(6 / 10)  # only [10, 20) touches it
+    # a chunk sharing only an end point touches it, as in Chroma's code: [10, 20) and [20, 30)
+    assert precision_omega(chunks, [("d", 15, 20)]) == pytest.approx(5 / 20)
+    overlapping = [chunk("d", 0, 20), chunk("d", 10, 30)]
+    assert precision_omega(overlapping, gold) == pytest.approx(6 / 30)
+    assert precision_omega(overlapping, gold, count="sum") == pytest.approx(6 / 40)
+    assert precision_omega([chunk("d", 50, 60)], gold) == 0.0  # nothing touches: C = 0 over the gold left
+
+
+def test_first_copy_places_a_repeated_chunk_where_chromas_code_does():
+    from grainlab.evaluation.spans import first_copy
+
+    text = "Revenue rose. Costs fell. Revenue rose. Margins grew."
+    second = text.index("Revenue rose.", 1)
+    assert first_copy(text, second, second + len("Revenue rose.")) == (0, len("Revenue rose"))  # trailing '.' dropped
+    assert first_copy(text, 14, 25) == (14, 24)

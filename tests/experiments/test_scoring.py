@@ -33,3 +33,21 @@ def test_scorer_rows_by_hand():
     assert documents["AnswerRecall@1"] == 1.0 and documents["Tokens@2"] > 10  # the whole document is read
     with pytest.raises(ConfigError, match="aggregate"):
         Scorer(data, MeasureSet.parse(["nDCG@10"])).check("units system", ranks_documents=False)
+
+
+def test_span_variants_and_gold_spans_of_the_dataset():
+    text = "Revenue rose. Costs fell. Revenue rose."
+    second = text.index("Revenue rose.", 1)  # 26
+    data = Dataset("fin", {"d": Document("d", text)}, {"q": "what rose?"}, {"q": {"d": 1}}, {"q": ["Revenue rose"]},
+                   info={"gold_spans": {"q": [["d", 0, 12]]}})  # the excerpt at its first copy, as Chroma's offsets
+    units = {"d#0": Chunk("d#0", "d", text[:second - 1], 0, second - 1, 8, 0),
+             "d#1": Chunk("d#1", "d", text[second:], second, len(text), 8, 1)}
+    names = ["SpanRecall@1", "SpanRecall(match=any_copy)@1", "SpanPrecision(unit=char)@1",
+             "SpanPrecision(count=sum,unit=char)@2", "SpanPrecisionOmega(unit=char)"]
+    scorer = Scorer(data, MeasureSet.parse(names))
+    rows = scorer.rows({"q": [("d#1", 2.0), ("d#0", 1.0)]}, units).set_index("measure")["value"]
+    assert rows["SpanRecall@1"] == 0.0  # the second copy is not the gold excerpt's offsets ...
+    assert rows["SpanRecall(match=any_copy)@1"] == 1.0  # ... unless chunks sit at their text's first copy
+    assert rows["SpanPrecision(unit=char)@1"] == 0.0
+    assert rows["SpanPrecision(count=sum,unit=char)@2"] == pytest.approx(12 / (25 + 13))
+    assert rows["SpanPrecisionOmega(unit=char)"] == pytest.approx(12 / 25)  # only d#0 touches the gold

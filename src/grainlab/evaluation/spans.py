@@ -104,27 +104,84 @@ def to_token_interval(token_starts: Sequence[int], start: int, end: int) -> tupl
     return max(first, 0), max(last, max(first, 0))
 
 
-def span_overlap(retrieved: Sequence[SpanLike], gold: Sequence[Span],
-                 token_starts: Mapping[str, Sequence[int]] | None = None) -> dict[str, float]:
-    """Recall, precision and IoU of retrieved chunks against gold spans (Chroma's chunking
-    evaluation); overlapping chunks are counted once. In characters by default, in tokens when
-    ``token_starts`` (document id → start offset of each token) is given."""
-    docs = {c.doc_id for c in retrieved} | {g[0] for g in gold}
-    inter = ret_len = gold_len = union = 0
-    for doc in docs:
-        def unit(s: int, e: int, doc: str = doc) -> tuple[int, int]:
-            return to_token_interval(token_starts[doc], s, e) if token_starts is not None else (s, e)
+COUNTS = ("union", "sum")
 
-        r = _intervals(unit(c.start, c.end) for c in retrieved if c.doc_id == doc)
-        g = _intervals(unit(s, e) for d, s, e in gold if d == doc)
+
+def _unit(token_starts: Mapping[str, Sequence[int]] | None, doc: str, start: int, end: int) -> tuple[int, int]:
+    return to_token_interval(token_starts[doc], start, end) if token_starts is not None else (start, end)
+
+
+def span_scores(retrieved: Sequence[SpanLike], gold: Sequence[Span],
+                token_starts: Mapping[str, Sequence[int]] | None = None, count: str = "union") -> dict[str, float]:
+    """Recall, precision and IoU of retrieved chunks against gold spans (Smith & Troynikov 2024,
+    Chroma's chunking evaluation), in characters, or in tokens when ``token_starts`` (document id →
+    start offset of each token) is given.
+
+    With C = the gold characters the retrieved chunks cover (each counted once):
+
+    - ``count="union"``: recall = C / |∪ gold|, precision = C / |∪ retrieved|, IoU = C / |∪ gold ∪
+      ∪ retrieved| — overlapping chunks pay for their shared text once.
+    - ``count="sum"`` (Chroma's code): recall = C / Σ|gold_j|, precision = C / Σ|retrieved_i|,
+      IoU = C / (Σ|retrieved_i| + Σ|gold_j| − C) — every retrieved chunk pays for its whole length,
+      so overlapping chunks pay twice for what they share (deliberately, per the report).
+
+    Chunks of other documents count in the denominators, not in C. ``NaN`` where a denominator is 0.
+    """
+    if count not in COUNTS:
+        raise ValueError(f"count must be one of {COUNTS}, got {count!r}")
+    docs = {c.doc_id for c in retrieved} | {g[0] for g in gold}
+    covered = ret_union = gold_union = union = ret_sum = gold_sum = 0
+    for doc in docs:
+        r_parts = [_unit(token_starts, doc, c.start, c.end) for c in retrieved if c.doc_id == doc]
+        g_parts = [_unit(token_starts, doc, s, e) for d, s, e in gold if d == doc]
+        r, g = _intervals(r_parts), _intervals(g_parts)
         shared = _intersection(r, g)
-        inter += shared
-        ret_len += _length(r)
-        gold_len += _length(g)
+        covered += shared
+        ret_union, gold_union = ret_union + _length(r), gold_union + _length(g)
         union += _length(r) + _length(g) - shared
-    return {"recall": inter / gold_len if gold_len else math.nan,
-            "precision": inter / ret_len if ret_len else math.nan,
-            "iou": inter / union if union else math.nan}
+        ret_sum, gold_sum = ret_sum + sum(e - s for s, e in r_parts), gold_sum + sum(e - s for s, e in g_parts)
+    if count == "sum":
+        ret_union, gold_union, union = ret_sum, gold_sum, ret_sum + gold_sum - covered
+
+    def ratio(denominator: int) -> float:
+        return covered / denominator if denominator else math.nan
+
+    return {"recall": ratio(gold_union), "precision": ratio(ret_union), "iou": ratio(union)}
+
+
+def precision_omega(chunks: Sequence[SpanLike], gold: Sequence[Span],
+                    token_starts: Mapping[str, Sequence[int]] | None = None, count: str = "union") -> float:
+    """PrecisionΩ (Smith & Troynikov 2024): the precision a chunking allows at best — every chunk
+    that touches a gold span retrieved, nothing else: C / (|those chunks| + |gold left uncovered|),
+    the chunks' size as their union (``count="union"``, what Chroma's code computes) or the sum of
+    their lengths (``"sum"``). As in Chroma's code a chunk that merely touches a gold span (shares
+    an end point) counts as touching it. ``NaN`` without gold spans."""
+    if count not in COUNTS:
+        raise ValueError(f"count must be one of {COUNTS}, got {count!r}")
+    covered = size = left = 0
+    for doc in {d for d, _, _ in gold}:
+        g_parts = [_unit(token_starts, doc, s, e) for d, s, e in gold if d == doc]
+        touching = {(c.start, c.end) for c in chunks if c.doc_id == doc
+                    and any(c.start <= e and s <= c.end for d, s, e in gold if d == doc)}
+        r_parts = [_unit(token_starts, doc, s, e) for s, e in sorted(touching)]
+        r, g = _intervals(r_parts), _intervals(g_parts)
+        shared = _intersection(r, g)
+        covered += shared
+        size += sum(e - s for s, e in r_parts) if count == "sum" else _length(r)
+        left += (sum(e - s for s, e in g_parts) if count == "sum" else _length(g)) - shared
+    return covered / (size + left) if size + left else math.nan
+
+
+def first_copy(text: str, start: int, end: int) -> tuple[int, int]:
+    """Where Chroma's code places a chunk: at the first occurrence of its text in the document
+    (``str.find``, after dropping one trailing ``.``, as its ``rigorous_document_search`` does).
+    A chunk cut from the second copy of a repeated passage lands on the first copy, so it matches
+    gold excerpts whose offsets point there (the ``any_copy`` convention)."""
+    target = text[start:end]
+    if target.endswith("."):
+        target = target[:-1]
+    found = text.find(target)
+    return (found, found + len(target)) if found >= 0 and target else (start, end)
 
 
 def sentence_labels(sentences: Sequence[tuple[int, int]], segments: Sequence[tuple[int, int]]) -> list[int]:

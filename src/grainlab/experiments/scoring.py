@@ -7,6 +7,7 @@ stitched documents each answer occurs exactly once (the stitcher keeps only such
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -22,21 +23,28 @@ from grainlab.evaluation.registry import (
     SPAN_COVERED,
     SPAN_IOU,
     SPAN_PRECISION,
+    SPAN_PRECISION_OMEGA,
     SPAN_RECALL,
     TOKENS,
     Measure,
+    ParsedMeasure,
     parse_grainlab_measure,
 )
-from grainlab.evaluation.spans import Span, covers, span_overlap
+from grainlab.evaluation.spans import Span, covers, first_copy, precision_omega, span_scores
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.types import Chunk, Run
 
-SPAN_MEASURES = (SPAN_COVERED, SPAN_RECALL, SPAN_PRECISION, SPAN_IOU)
+SPAN_MEASURES = (SPAN_COVERED, SPAN_RECALL, SPAN_PRECISION, SPAN_IOU, SPAN_PRECISION_OMEGA)
+_SPAN_SCORE = {SPAN_RECALL: "recall", SPAN_PRECISION: "precision", SPAN_IOU: "iou"}
 
 
 def answer_spans(dataset: Dataset) -> dict[str, list[Span]]:
-    """Every occurrence of every gold answer string in each question's judged documents."""
+    """Each question's gold spans: the dataset's own when it has them (``info["gold_spans"]``,
+    e.g. Chroma's excerpts at their published offsets), else every occurrence of every gold answer
+    string in its judged documents."""
+    if "gold_spans" in dataset.info:
+        return {qid: [tuple(span) for span in spans] for qid, spans in dataset.info["gold_spans"].items()}
     out: dict[str, list[Span]] = {}
     for qid, answers in dataset.answers.items():
         spans = []
@@ -53,10 +61,10 @@ def answer_spans(dataset: Dataset) -> dict[str, list[Span]]:
 
 @dataclass(frozen=True)
 class MeasureSet:
-    """Measures split by who computes them: ir-measures (``ir``) or grainlab (``own``, by cutoff)."""
+    """Measures split by who computes them: ir-measures (``ir``) or grainlab (``own``, parsed)."""
 
     ir: tuple[str, ...]
-    own: tuple[tuple[Measure, int], ...]
+    own: tuple[ParsedMeasure, ...]
 
     @classmethod
     def parse(cls, names: Sequence[str]) -> MeasureSet:
@@ -70,13 +78,15 @@ class MeasureSet:
             else:
                 own.append(parsed)
         parse_measures(ir)  # a clear error for an unknown name
-        if len(set(names)) != len(names):
-            raise ConfigError(f"measures listed twice: {sorted(n for n in names if list(names).count(n) > 1)}")
+        canonical = [*ir, *(p.name for p in own)]
+        if len(set(canonical)) != len(canonical):
+            raise ConfigError(f"measures listed twice: {sorted(n for n in canonical if canonical.count(n) > 1)}")
         return cls(tuple(ir), tuple(own))
 
     @property
     def names(self) -> list[str]:
-        return [*self.ir, *(m @ k for m, k in self.own)]
+        """Canonical names, in the order given."""
+        return [*self.ir, *(p.name for p in self.own)]
 
     @property
     def default(self) -> str:
@@ -87,16 +97,16 @@ class MeasureSet:
         return ANSWER_RECALL @ recall[-1] if recall else self.names[0]
 
     def cutoffs(self, measure: Measure) -> list[int]:
-        return sorted(k for m, k in self.own if m == measure)
+        return sorted(p.k for p in self.own if p.measure == measure and p.k is not None)
 
     @property
     def depth(self) -> int:
         """The run depth the grainlab measures need."""
-        return max((k for _, k in self.own), default=0)
+        return max((p.k for p in self.own if p.k is not None), default=0)
 
     @property
     def needs_spans(self) -> bool:
-        return any(m in SPAN_MEASURES for m, _ in self.own)
+        return any(p.measure in SPAN_MEASURES for p in self.own)
 
 
 @dataclass
@@ -113,7 +123,7 @@ class Scorer:
             raise ConfigError(f"{label}: ir-measures measures {list(self.measures.ir)} score documents against "
                               f"{self.dataset.name}'s qrels: give the system an aggregate ('max', 'first' or 'mean')")
         if self.measures.own and not self.dataset.is_qa:
-            raise ConfigError(f"{self.dataset.name} has no answer strings: {[m @ k for m, k in self.measures.own]} "
+            raise ConfigError(f"{self.dataset.name} has no answer strings: {[p.name for p in self.measures.own]} "
                               "need a QA dataset")
 
     @cached_property
@@ -154,24 +164,42 @@ class Scorer:
         if recall_ks:
             frames.append(answer_recall(run, {uid: shown[uid].text for r in run.values() for uid, _ in r},
                                         self.dataset.answers, recall_ks))
-        token_ks = self.measures.cutoffs(TOKENS)
-        span_ks = sorted({k for m, k in self.measures.own if m in SPAN_MEASURES})
+        ranked = [p for p in self.measures.own if p.measure != ANSWER_RECALL]
+        order = sorted(ranked, key=lambda p: p.k or 0)  # per cutoff, in the order given (stable)
         rows: list[tuple[str, str, float]] = []
         for qid in self.dataset.answers:
             top = [shown[uid] for uid, _ in run.get(qid, [])]
-            for k in sorted(set(token_ks) | set(span_ks)):
-                if k in token_ks:
-                    rows.append((qid, TOKENS @ k, float(sum(u.n_tokens for u in top[:k]))))
-                if k in span_ks and self.gold.get(qid):
-                    rows += self._span_rows(qid, top[:k], k)
+            gold = self.gold.get(qid) or []
+            memo: dict[tuple, dict[str, float]] = {}
+            for parsed in order:
+                if parsed.measure == TOKENS:
+                    rows.append((qid, parsed.name, float(sum(u.n_tokens for u in top[:parsed.k]))))
+                elif gold:
+                    rows.append((qid, parsed.name, self._span_value(parsed, top, gold, shown, memo)))
         if rows:
             frames.append(pd.DataFrame(rows, columns=["qid", "measure", "value"]))
         table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["qid", "measure", "value"])
         return table[table["measure"].isin(self.measures.names)].reset_index(drop=True)
 
-    def _span_rows(self, qid: str, top: list[Chunk], k: int) -> list[tuple[str, str, float]]:
-        gold = self.gold[qid]
-        overlap = span_overlap(top, gold, self.token_starts)
-        return [(qid, SPAN_COVERED @ k, float(any(covers(u, g) for u in top for g in gold))),
-                (qid, SPAN_RECALL @ k, overlap["recall"]), (qid, SPAN_PRECISION @ k, overlap["precision"]),
-                (qid, SPAN_IOU @ k, overlap["iou"])]
+    def _placed(self, chunks: Sequence[Chunk], match: str) -> list[Chunk]:
+        """Chunks at their own offsets, or where Chroma's code would place them (``any_copy``)."""
+        if match == "exact":
+            return list(chunks)
+        return [dataclasses.replace(c, start=start, end=end) for c in chunks
+                for start, end in [first_copy(self.dataset.corpus[c.doc_id].text, c.start, c.end)]]
+
+    def _span_value(self, parsed: ParsedMeasure, top: list[Chunk], gold: list[Span], shown: Mapping[str, Chunk],
+                    memo: dict[tuple, dict[str, float]]) -> float:
+        params = parsed.params
+        match = params["match"]
+        if parsed.measure == SPAN_COVERED:
+            return float(any(covers(u, g) for u in self._placed(top[:parsed.k], match) for g in gold))
+        starts = self.token_starts if params["unit"] == "token" else None
+        if parsed.measure == SPAN_PRECISION_OMEGA:
+            docs = {d for d, _, _ in gold}
+            pool = [u for u in shown.values() if u.doc_id in docs]
+            return precision_omega(self._placed(pool, match), gold, starts, params["count"])
+        key = (parsed.k, params["count"], params["unit"], match)
+        if key not in memo:
+            memo[key] = span_scores(self._placed(top[:parsed.k], match), gold, starts, params["count"])
+        return memo[key][_SPAN_SCORE[parsed.measure]]
