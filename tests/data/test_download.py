@@ -38,7 +38,12 @@ def server(mirror):
         "/nq-open-oracle.jsonl.gz": (mirror / "lost_in_the_middle" / "qa_data" / "nq-open-oracle.jsonl.gz").read_bytes(),
         "/COVID-QA.json": (mirror / "covid_qa" / "200423_covidQA.json").read_bytes(),
         "/not-a-zip.zip": b"<html>maintenance</html>",
+        **{f"/chroma/{name}": (mirror / "chroma_chunking_evaluation" / name).read_bytes()
+           for name in REGISTRY["chroma_chunking_eval"].files},
     }
+    files["/chroma-edited/questions_df.csv"] = files["/chroma/questions_df.csv"].replace(b"Biden", b"Bidem", 1)
+    files.update({k.replace("/chroma/", "/chroma-edited/"): v for k, v in files.items()
+                  if k.startswith("/chroma/") and not k.endswith(".csv")})
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802 (http.server's name)
@@ -119,3 +124,17 @@ def test_an_interrupted_single_file_download_leaves_nothing(server, online, monk
     with pytest.raises(DownloadFailed, match=r"(stopped|failed) after [\d,]+"):
         load_dataset("squad_dev")
     assert _left_behind(online) == ["squad_v1.1_dev"] and not any((online / "squad_v1.1_dev").iterdir())
+
+
+def test_a_folder_of_files_downloads_checked_by_sha256(server, online, monkeypatch):
+    base, _ = server
+    _serve(monkeypatch, "chroma_chunking_eval", f"{base}/chroma")
+    data = load_dataset("chroma_chunking_eval")
+    assert (len(data.corpus), len(data.queries)) == (5, 472)
+    left = _left_behind(online)
+    assert "chroma_chunking_evaluation" in left and "chatlogs.md" in left and not any(p.startswith(".") for p in left)
+    _serve(monkeypatch, "chroma_chunking_eval", f"{base}/chroma-edited")
+    monkeypatch.setenv("GRAINLAB_CACHE", str(online.parent / "other"))
+    with pytest.raises(DownloadFailed, match="not the recorded 3ab39018"):
+        load_dataset("chroma_chunking_eval")
+    assert not (online.parent / "other" / "datasets" / "chroma_chunking_evaluation").exists()

@@ -6,6 +6,8 @@ import os
 
 from grainlab import settings
 from grainlab.data.beir_format import document_text, load_beir_folder
+from grainlab.data.chroma_eval import FILES as CHROMA_FILES
+from grainlab.data.chroma_eval import load_chroma_eval
 from grainlab.data.locate import ensure_local, local_path
 from grainlab.data.qa_formats import load_nq_oracle, load_squad_format
 from grainlab.data.registry import REGISTRY, DatasetSpec, get_spec
@@ -34,7 +36,7 @@ def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str 
     if name.endswith("_stitched"):
         return stitch_documents(load_dataset(name[: -len("_stitched")], mirror, split, allow_download, verify_release))
     spec = get_spec(name)
-    if spec.kind not in ("beir", "squad", "nq_oracle"):
+    if spec.kind not in ("beir", "squad", "nq_oracle", "chroma_eval"):
         raise ConfigError(f"{name} is a Lost-in-the-Middle file, not a retrieval dataset: read it with "
                           f"grainlab.data.lost_in_the_middle (load_kv_examples / load_multidoc_file)")
     path = ensure_local(spec, mirror, allow_download=allow_download)
@@ -43,6 +45,8 @@ def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str 
         files = {f: path / f for f in ("corpus.jsonl", "queries.jsonl", f"qrels/{split}.tsv")}
     elif spec.kind == "squad":
         dataset, files = load_squad_format(path, name), {path.name: path}
+    elif spec.kind == "chroma_eval":
+        dataset, files = load_chroma_eval(path, name), {f: path / f for f in CHROMA_FILES}
     else:
         dataset, files = load_nq_oracle(path, name), {path.name: path}
     check_dataset(dataset)

@@ -21,9 +21,10 @@ class DownloadFailed(DatasetNotFound):
     """A download did not complete or did not match its published checksum."""
 
 
-def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress: bool = True) -> Path:
+def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress: bool = True,
+          sha256: str = "") -> Path:
     """Download ``url`` to ``target`` (atomically); check the status, the announced length and,
-    when given, the MD5 the publisher lists."""
+    when given, the MD5 the publisher lists or the SHA-256 the registry records."""
     import requests
     from tqdm.auto import tqdm
 
@@ -31,6 +32,7 @@ def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".part")
     tmp = Path(tmp_name)
     digest = hashlib.md5()  # noqa: S324 (the checksum BEIR and SQuAD publish)
+    strong = hashlib.sha256()
     received = 0
     try:
         try:
@@ -44,6 +46,7 @@ def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress
                     for block in response.iter_content(CHUNK):
                         handle.write(block)
                         digest.update(block)
+                        strong.update(block)
                         received += len(block)
                         bar.update(len(block))
         except requests.RequestException as exc:
@@ -56,6 +59,9 @@ def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress
                                  f"nothing was saved. Try again")
         if md5 and digest.hexdigest() != md5:
             raise DownloadFailed(f"{url} has MD5 {digest.hexdigest()}, not the published {md5}: the file is "
+                                 f"damaged or was changed upstream; nothing was saved")
+        if sha256 and strong.hexdigest() != sha256:
+            raise DownloadFailed(f"{url} has SHA-256 {strong.hexdigest()}, not the recorded {sha256}: the file is "
                                  f"damaged or was changed upstream; nothing was saved")
         os.replace(tmp, target)
     finally:

@@ -41,7 +41,9 @@ def download(spec: DatasetSpec) -> Path:
     target = settings.download_dir() / spec.mirror_path
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
-        if spec.kind == "beir":
+        if spec.files:
+            fetch_folder(spec, target)
+        elif spec.kind == "beir":
             archive = target.parent / f".{target.name}.zip"
             try:
                 fetch(spec.url, archive, md5=spec.md5)
@@ -52,6 +54,23 @@ def download(spec: DatasetSpec) -> Path:
             fetch(spec.url, target, md5=spec.md5)
     except OSError as exc:
         raise DatasetNotFound(how_to_get(spec) + f" (download failed: {exc})") from exc
+    return target
+
+
+def fetch_folder(spec: DatasetSpec, target: Path) -> Path:
+    """Each of ``spec.files`` from ``spec.url``, checked against the SHA-256 of the first release
+    that records one, into a hidden folder renamed to ``target`` once all arrived."""
+    import shutil
+    import tempfile
+
+    digests = next((r["sha256"] for r in spec.releases if r.get("sha256")), {})
+    staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    try:
+        for name in spec.files:
+            fetch(f"{spec.url}/{name}", staging / name, sha256=digests.get(name, ""))
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return target
 
 

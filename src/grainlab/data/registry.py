@@ -14,7 +14,7 @@ class DatasetSpec:
     """Where a dataset comes from and how to read it."""
 
     name: str
-    kind: str  # "beir" | "squad" | "nq_oracle" | "litm_kv" | "litm_multidoc"
+    kind: str  # "beir" | "squad" | "nq_oracle" | "chroma_eval" | "litm_kv" | "litm_multidoc"
     url: str
     mirror_path: str  # relative to the mirror root
     description: str
@@ -22,9 +22,20 @@ class DatasetSpec:
     # a loaded copy must be byte-identical to one or have one's counts (see data.validate.check_release).
     releases: tuple[dict, ...] = ()
     md5: str = ""  # the publisher's MD5 of the file at ``url``, checked on download ("" when none is published)
+    files: tuple[str, ...] = ()  # a folder of files fetched one by one from ``url`` + "/" + file (e.g. raw GitHub)
 
 
 LITM_RAW = "https://github.com/nelson-liu/lost-in-the-middle/raw/main"
+CHROMA_RAW = ("https://raw.githubusercontent.com/brandonstarxel/chunking_evaluation/"
+              "d451fc4cf56e417b755994b4ca5212fd5057c0d2/chunking_evaluation/evaluation_framework/general_evaluation_data")
+CHROMA_SHA256 = {  # SOURCE.txt of the mirror copy (byte-for-byte from that commit)
+    "questions_df.csv": "3ab3901889b8900f43775537bf12d36bd6614255fc59124faca31bede1dda7a3",
+    "corpora/chatlogs.md": "543a98f82b2a6a492349fd7f8c9d6c3e78d1a4af81d13c79a7fd513c3f65bda6",
+    "corpora/finance.md": "1c48d0156820abc88e46e5c992fa0cd2708b07ae59a3771b2b18234b7208561f",
+    "corpora/pubmed.md": "0fd9242ffb253695e5d0f0215cb79a66a2a8f1236591e764c60d370747684ced",
+    "corpora/state_of_the_union.md": "6fc21d560d31eb2421e337596feea0f83f1fa9ca02c6c4e47bc26959d7531b37",
+    "corpora/wikitexts.md": "74cafcdb771185ecb9f22cc41b73e2e44477e0636ecf9cf1f96fd6ee0f4b86c0",
+}
 LITM_POSITIONS = {10: (0, 4, 9), 20: (0, 4, 9, 14, 19), 30: (0, 4, 9, 14, 19, 24, 29)}
 
 
@@ -104,6 +115,17 @@ REGISTRY: dict[str, DatasetSpec] = {
             description="NQ-open questions with their gold ~100-word Wikipedia passage (Liu et al.)",
             releases=({"name": "lost-in-the-middle qa_data", "counts": {"test": _counts(2600, 2655, 2655)},
                        "sha256": {"nq-open-oracle.jsonl.gz": "6a7f72b846f663a133ef952244e5a4e43f06bcf190afe34e8fbe687ce0d1653e"}},),
+        ),
+        DatasetSpec(
+            name="chroma_chunking_eval",
+            kind="chroma_eval",
+            url=CHROMA_RAW,
+            mirror_path="chroma_chunking_evaluation",
+            description="Chroma's chunking evaluation (Smith & Troynikov 2024): 5 corpora, 472 questions with "
+            "gold excerpts as character offsets (MIT)",
+            releases=({"name": "chunking_evaluation @ d451fc4", "counts": {"test": _counts(5, 472, 472)},
+                       "sha256": CHROMA_SHA256},),
+            files=tuple(CHROMA_SHA256),
         ),
         *[DatasetSpec(
             name=f"litm_kv_{keys}",

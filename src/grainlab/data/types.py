@@ -38,7 +38,7 @@ class Dataset:
         )
 
     def fingerprint(self) -> str:
-        """Content hash of corpus, queries, qrels and answers (a cache-key component)."""
+        """Content hash of corpus, queries, qrels, answers and gold spans (a cache-key component)."""
         from grainlab.cache import content_key, hash_texts
 
         return content_key(
@@ -46,4 +46,6 @@ class Dataset:
             queries=hash_texts(self.queries.items()),
             qrels=sorted((q, d, r) for q, docs in self.qrels.items() for d, r in docs.items()),
             answers=sorted((q, tuple(a)) for q, a in self.answers.items()),
+            **({"gold_spans": sorted((q, tuple(map(tuple, spans))) for q, spans in self.info["gold_spans"].items())}
+               if "gold_spans" in self.info else {}),  # type: ignore[union-attr]
         )
