@@ -33,6 +33,10 @@ CHUNKERS = [
     "sentences(n=1)",
     "sentences(n=3)",
     "recursive(size=8)",
+    "recursive_separators(size=8)",
+    "recursive_separators(size=24)",
+    "recursive_separators(size=16,overlap=6)",
+    f"recursive_separators(size=16,tokenizer={MINILM})",
     "recursive(size=24)",
     f"recursive(size=16,tokenizer={MINILM})",
     "structure(size=12)",
@@ -44,7 +48,7 @@ CHUNKERS = [
     "parent_child(child_size=16,parent_size=64,parents=recursive)",
     "none",
 ]
-OVERLAPPING = [s for s in CHUNKERS if s.startswith("fixed") and "overlap=0" not in s]
+OVERLAPPING = [s for s in CHUNKERS if "overlap=" in s and "overlap=0" not in s]
 PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

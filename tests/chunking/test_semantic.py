@@ -86,7 +86,8 @@ SENTENCES = ["The heart pumps blood through the body.", "Arteries carry blood aw
              "Paris is the capital of France.", "The Louvre is a museum in Paris."]
 STUB = "model=test-bag-of-words"
 SPECS = [f"maxmin(size=32,{STUB})", f"maxmin(size=12,{STUB})", f"breakpoint(size=40,{STUB})",
-         f"breakpoint(method=std,amount=1.0,size=16,{STUB})"]
+         f"breakpoint(method=std,amount=1.0,size=16,{STUB})", f"cluster_semantic(size=32,piece=8,{STUB})",
+         f"cluster_semantic(size=16,piece=16,{STUB})"]
 
 
 @pytest.mark.parametrize("spec", SPECS)
@@ -105,6 +106,23 @@ def test_offsets_coverage_and_size(spec, order, sep):
         covered |= set(range(chunk.start, chunk.end))
     assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
     assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:]))
+
+
+def test_best_segmentation_recovers_similarity_blocks():
+    from grainlab.chunking.cluster import best_segmentation, centred_similarity
+
+    emb = unit([1, 0, 0], [0.95, 0.1, 0], [0.9, 0.2, 0], [0, 1, 0], [0.1, 0.95, 0], [0, 0, 1])
+    free = np.ones((6, 6), dtype=bool)
+    assert best_segmentation(centred_similarity(emb), free) == [(0, 2), (3, 4), (5, 5)]
+    capped = np.ones((6, 2), dtype=bool)  # runs of at most 2 pieces
+    assert all(b - a < 2 for a, b in best_segmentation(centred_similarity(emb), capped))
+    assert best_segmentation(np.zeros((0, 0)), free) == []
+
+
+def test_cluster_semantic_groups_topics_with_the_stub():
+    text = " ".join(SENTENCES)
+    chunks = get_chunker(f"cluster_semantic(size=40,piece=8,{STUB})").chunk(Document("d", text))
+    assert len(chunks) >= 2 and all(not ("heart" in c.text and "Python" in c.text) for c in chunks)
 
 
 @pytest.mark.slow

@@ -8,6 +8,7 @@ from grainlab.chunking.base import (
            get_chunker,
            register,
 )
+from grainlab.chunking.cluster import ClusterSemanticChunker
 from grainlab.chunking.fixed import FixedTokenChunker, WholeDocument
 from grainlab.chunking.passages import PassageChunker
 from grainlab.chunking.propositions import PropositionChunker, decomposition_report
@@ -19,9 +20,10 @@ from grainlab.chunking.semantic import (
            maxmin_groups,
 )
 from grainlab.chunking.sentences import SentenceChunker, sentence_spans
+from grainlab.chunking.separators import RecursiveSeparatorChunker
 from grainlab.chunking.structure import ParentChildChunker, StructureChunker, parse_sections
 
-__all__ = ["BreakpointChunker", "Chunk", "Chunker", "FixedTokenChunker", "MaxMinChunker", "ParentChildChunker", "PassageChunker", "PropositionChunker",
+__all__ = ["BreakpointChunker", "Chunk", "Chunker", "ClusterSemanticChunker", "RecursiveSeparatorChunker", "FixedTokenChunker", "MaxMinChunker", "ParentChildChunker", "PassageChunker", "PropositionChunker",
            "RecursiveChunker",
            "SentenceChunker", "StructureChunker", "parse_sections",
            "WholeDocument", "available_chunkers", "chunk_id", "get_chunker", "register", "sentence_spans",

@@ -87,6 +87,18 @@ def register_sentence_encoder(name: str, encode: Callable[[list[str]], np.ndarra
     SENTENCE_ENCODERS[name] = encode
 
 
+def embed_texts(model: str, texts: list[str]) -> np.ndarray:
+    """Unit vectors of ``texts`` from ``model`` (a Hugging Face id, cached on disk, or a name
+    registered with :func:`register_sentence_encoder`)."""
+    from grainlab.models.encoders import cached_encode, get_encoder
+
+    if not texts:
+        return np.zeros((0, 1), np.float32)
+    if model in SENTENCE_ENCODERS:
+        return np.asarray(SENTENCE_ENCODERS[model](texts), dtype=np.float32)
+    return cached_encode(get_encoder(model), texts)
+
+
 class _SentenceGroupChunker(Chunker):
     """Shared machinery: sentences → embeddings → groups → size-limited chunks."""
 
@@ -104,13 +116,7 @@ class _SentenceGroupChunker(Chunker):
             raise ConfigError(f"{self.name} size must be ≥ {MIN_SIZE} tokens, got {self.size}")
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        from grainlab.models.encoders import cached_encode, get_encoder
-
-        if not texts:
-            return np.zeros((0, 1), np.float32)
-        if self.model in SENTENCE_ENCODERS:
-            return np.asarray(SENTENCE_ENCODERS[self.model](texts), dtype=np.float32)
-        return cached_encode(get_encoder(self.model), texts)
+        return embed_texts(self.model, texts)
 
     def _chunks(self, doc: Document, spans: list[tuple[int, int]], embeddings: np.ndarray) -> list[Chunk]:
         tok = get_tokenizer(self.tokenizer)
