@@ -19,7 +19,8 @@ WORDS = st.sampled_from(["the", "cell", "Müller", "naïve", "東京", "🙂", "
 SEPS = st.sampled_from([" ", " ", " ", "  ", "\n", "\n\n", "\t", ". ", "", "\u00a0"])
 MARKUP = st.sampled_from(["# ", "## Title", "### ", "\n# H\n", "- ", "\n- item", "1. ", "  ", "| a | b |",
                           "\n|---|---|\n", "| x | y |\n", "<h2>Head</h2>\n", "<table>\n<tr><th>k</th></tr>\n",
-                          "<tr><td>v</td></tr>\n", "</table>", "Lead in:\n", "<li>one</li>\n"])
+                          "<tr><td>v</td></tr>\n", "</table>", "Lead in:\n", "<li>one</li>\n",
+                          "\n = = Wiki = = \n", " = Title = \n", "==== Body\n", "== H ==\n"])
 TEXT = st.one_of(
     st.lists(st.tuples(WORDS, SEPS), max_size=120).map(lambda p: "".join(w + s for w, s in p)),
     st.text(max_size=400),

@@ -112,3 +112,16 @@ def test_parent_child_children_sit_inside_their_parents():
 def test_bad_parameters(bad):
     with pytest.raises(ConfigError):
         get_chunker(bad)
+
+
+def test_wiki_and_pubmed_central_headings_open_sections():
+    from grainlab.chunking.structure import heading_of
+
+    assert heading_of(" = Valkyria Chronicles III = ") == (1, "Valkyria Chronicles III")
+    assert heading_of(" = = = Music = = = ") == (3, "Music")
+    assert heading_of("== History ==") == (2, "History")
+    assert heading_of("==== Body") == (1, "Body")
+    assert heading_of("a = b = c") is None and heading_of("=====") is None
+    text = " = Game = \n Intro text here .\n = = Plot = = \n The plot is long .\n==== Refs\nRef one."
+    chunks = get_chunker("structure(size=64)").chunk(Document("d", text))
+    assert [c.metadata["headings"] for c in chunks] == [["Game"], ["Game", "Plot"], ["Refs"]]

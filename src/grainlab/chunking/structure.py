@@ -1,7 +1,9 @@
 """Structure-aware chunking of Markdown/HTML-like text, and parent–child chunking.
 
-``structure``: headings (``#``…``######`` or ``<h1>``…``<h6>`` lines) open sections and a
-chunk never crosses a section. Each chunk carries its heading path as ``context``. Inside a
+``structure``: headings open sections and a chunk never crosses a section. Heading lines it
+reads: Markdown ATX (``#``…``######``), HTML (``<h1>``…``<h6>``), MediaWiki and WikiText
+(``== Title ==``, ``= = Title = =``; level = the number of ``=`` on the left) and PubMed Central
+plain-text section markers (``==== Front``, ``==== Body``, ``==== Refs``; level 1). Each chunk carries its heading path as ``context``. Inside a
 section, blocks (paragraphs, lists, tables) are packed greedily up to ``size`` tokens; a block
 that does not fit is cut at its own boundaries — a paragraph at sentences, a list at items, a
 table at rows — and a piece that still does not fit into token windows. A list piece keeps its
@@ -34,6 +36,8 @@ from grainlab.types import Document
 
 MD_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 HTML_HEADING = re.compile(r"^\s*<h([1-6])\b[^>]*>(.*?)</h\1>\s*$", re.IGNORECASE)
+WIKI_HEADING = re.compile(r"^\s*(=(?: ?=)*) +(\S(?:.*?\S)?) +=(?: ?=)*\s*$")
+PMC_SECTION = re.compile(r"^={4} +([A-Za-z][\w ]*?)\s*$")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+\S|^\s*<li\b", re.IGNORECASE)
 MD_TABLE_ROW = re.compile(r"^\s*\|")
 MD_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -67,12 +71,16 @@ def _lines(text: str) -> list[tuple[int, int]]:
 
 
 def heading_of(line: str) -> tuple[int, str] | None:
-    """``(level, title)`` of a Markdown ATX or HTML heading line, else ``None``."""
-    match = MD_HEADING.match(line) or HTML_HEADING.match(line)
-    if not match:
-        return None
-    return len(match.group(1)) if match.group(1).startswith("#") else int(match.group(1)), \
-        TAG.sub("", match.group(2)).strip()
+    """``(level, title)`` of a heading line (see the module docstring for the styles), else ``None``."""
+    if match := MD_HEADING.match(line):
+        return len(match.group(1)), match.group(2).strip()
+    if match := HTML_HEADING.match(line):
+        return int(match.group(1)), TAG.sub("", match.group(2)).strip()
+    if match := PMC_SECTION.match(line):
+        return 1, match.group(1).strip()
+    if match := WIKI_HEADING.match(line):
+        return min(match.group(1).count("="), 6), match.group(2).strip()
+    return None
 
 
 def _kind(line: str, in_html_table: bool) -> str:
@@ -166,7 +174,7 @@ class StructureChunker(Chunker):
 
     size: int = 512
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "2"  # 2: sentences split block by block (linear time)
+    version = "3"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:
@@ -246,7 +254,7 @@ class ParentChildChunker(Chunker):
     parent_size: int = 1024
     parents: str = "structure"
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "2"  # 2: sentences split block by block (linear time)
+    version = "3"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings
 
     def __post_init__(self) -> None:
         if self.parents not in ("structure", "recursive"):
