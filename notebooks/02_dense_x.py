@@ -205,7 +205,7 @@ note = (f"Profile **{PROFILE}**. Corpus: {len(passages.corpus)} passages of {len
         f"SimCSE/Contriever/DPR/GTR). Reader {READER.split('/')[-1]}, n={len(question_ids)}.")
 report = study.report(recall, significance, stats, em, note)
 report.save(RESULTS)
-display(Markdown(report.markdown(".3f")))
+display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion

@@ -140,7 +140,7 @@ note = (f"Profile **{PROFILE}**, SciFact {len(scifact.queries)} queries / {len(s
         f"use {study.PAPER_BOUNDARY} chunks; the sweep above shows the other sizes.")
 report = study.report(scores["nDCG@10"], late_vs_naive, note)
 report.save(RESULTS)
-display(Markdown(report.markdown(".3f")))
+display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion

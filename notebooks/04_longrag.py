@@ -160,7 +160,7 @@ note = (f"Profile **{PROFILE}**. {len(pool.queries)} NQ-open questions; corpus =
         f"cl100k tokens, n={len(question_ids)} (paper: GPT-4o over ~30K tokens).")
 report = study.report(table, reader_table, note)
 report.save(RESULTS)
-display(Markdown(report.markdown(".2f")))
+display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion

@@ -186,7 +186,7 @@ note = (f"Profile **{PROFILE}**. Reader {MODEL} ({reader.resolved.source}; paper
         "noise, not a U-curve.")
 report = study.report(summary, kv_summary, note)
 report.save(RESULTS)
-display(Markdown(report.markdown(".3f")))
+display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion

@@ -186,7 +186,7 @@ report = study.report(aggregate, singles, note=(
     f"rerank_k={rerank_k}, context_k={CONTEXT_K}, RRF k={RRF_K}. Offline models are int8 ONNX copies "
     "(bge-small, the cross-encoder)."))
 report.save(RESULTS)
-display(Markdown(report.markdown(".4f")))
+display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion

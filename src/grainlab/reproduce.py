@@ -22,6 +22,7 @@ NOTEBOOKS: dict[str, str] = {
     "lost_in_the_middle": "05_lost_in_the_middle",
     "hybrid_rerank": "06_hybrid_rerank",
     "semantic_chunking": "07_semantic_chunking",
+    "chroma_chunking": "08_chroma_chunking",
 }
 PROFILES = ("quick", "full")
 

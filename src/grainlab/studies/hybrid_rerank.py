@@ -138,4 +138,5 @@ def report(aggregate: pd.DataFrame, singles: Sequence[str], note: str) -> Report
                          "granularity": granularity, "system": system,
                          "paper": f"{published[0]} ({published[1]})" if published else "fused > best single",
                          "ours": round(float(value), 4), "vs best single": round(float(value - best_single), 4)})
-    return Report("Hybrid search and reranking (SciFact, nDCG@10 of the final context)", pd.DataFrame(rows), note)
+    return Report("Hybrid search and reranking (SciFact, nDCG@10 of the final context)", pd.DataFrame(rows), note,
+                  floatfmt=".4f")

@@ -212,4 +212,4 @@ def report(table: pd.DataFrame, reader_table: pd.DataFrame, note: str) -> Report
               "paper": paper_em, "ours": round(100 * r["em"], 1),
               "answer in long answer (%)": round(100 * r["answer_in_long"], 1),
               "answer in context (%)": round(100 * r["context_has_answer"], 1)} for _, r in reader_table.iterrows()]
-    return Report("LongRAG long retrieval units", pd.DataFrame(rows), note)
+    return Report("LongRAG long retrieval units", pd.DataFrame(rows), note, floatfmt=".2f")

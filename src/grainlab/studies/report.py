@@ -23,27 +23,29 @@ class Report:
     title: str
     rows: pd.DataFrame
     note: str = ""
+    floatfmt: str = ".3f"
 
     def __post_init__(self) -> None:
         missing = [c for c in COLUMNS if c not in self.rows.columns]
         if missing:
             raise ConfigError(f"report {self.title!r} lacks the columns {missing}")
 
-    def markdown(self, floatfmt: str = ".3f") -> str:
-        text = f"### {self.title}\n\n{markdown_table(self.rows, floatfmt)}"
+    def markdown(self, floatfmt: str | None = None) -> str:
+        text = f"### {self.title}\n\n{markdown_table(self.rows, floatfmt or self.floatfmt)}"
         return text + (f"\n\n{self.note}" if self.note else "") + "\n"
 
     def save(self, folder: Path) -> Path:
         """``paper_vs_ours.csv`` (the rows), ``paper_vs_ours.json`` (title, note) and the rendered ``.md``."""
         atomic_write_text(folder / "paper_vs_ours.csv", self.rows.to_csv(index=False))
-        atomic_write_text(folder / "paper_vs_ours.json", json.dumps({"title": self.title, "note": self.note}, indent=1))
+        atomic_write_text(folder / "paper_vs_ours.json", json.dumps({"title": self.title, "note": self.note, "floatfmt": self.floatfmt}, indent=1))
         atomic_write_text(folder / "paper_vs_ours.md", self.markdown())
         return folder / "paper_vs_ours.csv"
 
     @classmethod
     def load(cls, folder: Path) -> Report:
         meta = json.loads((folder / "paper_vs_ours.json").read_text("utf-8"))
-        return cls(meta["title"], pd.read_csv(folder / "paper_vs_ours.csv"), meta.get("note", ""))
+        return cls(meta["title"], pd.read_csv(folder / "paper_vs_ours.csv"), meta.get("note", ""),
+                   meta.get("floatfmt", ".3f"))
 
     @classmethod
     def concat(cls, title: str, parts: list[Report], note: str = "") -> Report:
