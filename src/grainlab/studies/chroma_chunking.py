@@ -36,20 +36,10 @@ CHROMA = {"count": "sum", "unit": "char", "match": "any_copy"}
 DEDUPLICATED = {"unit": "char"}
 CONVENTIONS = {"chroma": CHROMA, "deduplicated": DEDUPLICATED}
 
-# The report's chunker configurations → grainlab specs (cl100k tokens; fixed_tokens is tiktoken's
-# windows, as Chroma's FixedTokenChunker; recursive_separators its RecursiveTokenChunker).
-CONFIGURATIONS = {
-    "TokenText 250, overlap 0": "fixed_tokens(size=250,overlap=0)",
-    "TokenText 250, overlap 125": "fixed_tokens(size=250,overlap=125)",
-    "TokenText 200, overlap 0": "fixed_tokens(size=200,overlap=0)",
-    "TokenText 800, overlap 400": "fixed_tokens(size=800,overlap=400)",
-    "Recursive 200, overlap 0": "recursive_separators(size=200)",
-    "Recursive 250, overlap 0": "recursive_separators(size=250)",
-    "Recursive 400, overlap 0": "recursive_separators(size=400)",
-    "ClusterSemantic 200": "cluster_semantic(size=200,piece=50)",
-    "ClusterSemantic 250": "cluster_semantic(size=250,piece=50)",
-}
-# The report's table, recall / precision / IoU in % (ANCHORS.md, "Chroma chunking evaluation").
+# The report's table, recall / precision / IoU in % (ANCHORS.md, "Chroma chunking evaluation"). A
+# notebook's chunker labels name these configurations ("Recursive 200, overlap 0" is
+# recursive_separators(size=200), "TokenText 250, overlap 125" fixed_tokens(size=250,overlap=125),
+# "ClusterSemantic 200" cluster_semantic(size=200,piece=50)); report() matches rows by label.
 PAPER = pd.DataFrame([
     {"chunker": c, "encoder": e, "recall": r, "precision": p, "iou": i}
     for c, rows in {
