@@ -145,13 +145,14 @@ def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabe
     import seaborn as sns
 
     panels = list(dict.fromkeys(table[col]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 3.8), squeeze=False)
-    for ax, panel in zip(axes[0], panels):
-        sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, marker="o", ax=ax, sort=True)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 2.6, 3.8), squeeze=False)
+    for i, (ax, panel) in enumerate(zip(axes[0], panels)):
+        sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, marker="o", ax=ax, sort=True,
+                     legend=i == len(panels) - 1)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(str(panel), fontsize=10)
-        ax.legend(fontsize=7, title=hue, title_fontsize=8)
+    axes[0][-1].legend(fontsize=7, title=hue, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig
