@@ -15,7 +15,7 @@ def test_measure_set_splits_and_orders():
     assert parsed.cutoffs(ANSWER_RECALL) == [1, 5] and parsed.depth == 5
     assert parsed.default == "nDCG@10"
     assert MeasureSet.parse(["Tokens@3", "AnswerRecall@1", "AnswerRecall@5"]).default == "AnswerRecall@5"
-    assert not parsed.needs_spans and MeasureSet.parse([SPAN_IOU @ 2]).needs_spans
+    assert MeasureSet.parse([SPAN_IOU @ 2]).names == ["SpanIoU@2"]
     for bad in ([], "nDCG@10", ["nDCG@10", "nDCG@10"], ["bogus@3"]):
         with pytest.raises(ConfigError):
             MeasureSet.parse(bad)

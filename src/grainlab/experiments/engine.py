@@ -42,7 +42,6 @@ from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.scoring import MeasureSet, Scorer
 from grainlab.experiments.store import slug, stored_table
 from grainlab.experiments.systems import System
-from grainlab.models.tokenizers import get_tokenizer
 from grainlab.retrieval import Retriever, get_retriever
 from grainlab.retrieval.aggregate import collapse_to_documents
 from grainlab.retrieval.pipeline import Pipeline
@@ -111,8 +110,8 @@ def _chunking_costs(dataset: Dataset, chunker: Chunker, units: list[Chunk], scor
                             "index_tokens": int(sum(u.n_tokens for u in units))}
     if not dataset.is_qa:
         return info
-    tok = get_tokenizer(getattr(chunker, "tokenizer", DEFAULT_TOKENIZER))
-    doc_tokens = {d: tok.count(doc.text) for d, doc in dataset.corpus.items()}
+    tokenizer = getattr(chunker, "tokenizer", DEFAULT_TOKENIZER)
+    doc_tokens = {d: scorer.document_tokens(d, tokenizer) for d in dataset.corpus}
     fixed = isinstance(chunker, FixedTokenChunker)
     # token windows count the tokens they cover; other chunks their own (re-tokenised) count
     covered = [u.token_end - u.token_start if fixed else u.n_tokens for u in units]  # type: ignore[operator]

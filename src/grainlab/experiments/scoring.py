@@ -35,7 +35,6 @@ from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.types import Chunk, Run
 
-SPAN_MEASURES = (SPAN_COVERED, SPAN_RECALL, SPAN_PRECISION, SPAN_IOU, SPAN_PRECISION_OMEGA)
 _SPAN_SCORE = {SPAN_RECALL: "recall", SPAN_PRECISION: "precision", SPAN_IOU: "iou"}
 
 
@@ -104,10 +103,6 @@ class MeasureSet:
         """The run depth the grainlab measures need."""
         return max((p.k for p in self.own if p.k is not None), default=0)
 
-    @property
-    def needs_spans(self) -> bool:
-        return any(p.measure in SPAN_MEASURES for p in self.own)
-
 
 @dataclass
 class Scorer:
@@ -115,7 +110,7 @@ class Scorer:
 
     dataset: Dataset
     measures: MeasureSet
-    _doc_tokens: dict[str, int] = field(default_factory=dict)
+    _doc_tokens: dict[tuple[str, str], int] = field(default_factory=dict)
 
     def check(self, label: str, ranks_documents: bool) -> None:
         """A clear error when a system cannot be scored with these measures on this dataset."""
@@ -135,15 +130,19 @@ class Scorer:
         tok = get_tokenizer(DEFAULT_TOKENIZER)
         return {d: tok.token_starts(doc.text) for d, doc in self.dataset.corpus.items()}
 
+    def document_tokens(self, doc_id: str, tokenizer: str = DEFAULT_TOKENIZER) -> int:
+        """A document's token count, counted once per tokenizer for the whole experiment."""
+        key = (tokenizer, doc_id)
+        if key not in self._doc_tokens:
+            self._doc_tokens[key] = get_tokenizer(tokenizer).count(self.dataset.corpus[doc_id].text)
+        return self._doc_tokens[key]
+
     def document_units(self, doc_ids: set[str]) -> dict[str, Chunk]:
         """Whole documents as units (their tokens counted by the default tokenizer)."""
-        tok = get_tokenizer(DEFAULT_TOKENIZER)
         out = {}
         for doc_id in doc_ids:
             text = self.dataset.corpus[doc_id].text
-            if doc_id not in self._doc_tokens:
-                self._doc_tokens[doc_id] = tok.count(text)
-            out[doc_id] = Chunk(doc_id, doc_id, text, 0, len(text), self._doc_tokens[doc_id], 0)
+            out[doc_id] = Chunk(doc_id, doc_id, text, 0, len(text), self.document_tokens(doc_id), 0)
         return out
 
     def rows(self, run: Run, shown: Mapping[str, Chunk] | None) -> pd.DataFrame:
