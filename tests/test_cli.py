@@ -1,5 +1,6 @@
 import json
 import math
+import os
 import subprocess
 import sys
 
@@ -69,3 +70,16 @@ def test_reproduce_parameters_parse():
         {"SEED": 3, "MODELS": ["a/b"], "NAME": "plain text"}
     with pytest.raises(ConfigError):
         parse_parameters(["no-equals"])
+
+
+def test_reproduce_ray_flag_reaches_the_notebooks(monkeypatch):
+    """``--ray`` sets ``$GRAINLAB_RAY`` for the notebook kernels (no flag: unchanged)."""
+    import grainlab.reproduce as reproduce_module
+
+    seen = []
+    monkeypatch.setattr(reproduce_module, "reproduce", lambda **kwargs: seen.append(os.environ.get("GRAINLAB_RAY")) or "x")
+    monkeypatch.delenv("GRAINLAB_RAY", raising=False)
+    assert main(["reproduce", "--only", "chunk_size"]) == 0
+    assert main(["reproduce", "--ray"]) == 0
+    assert main(["reproduce", "--ray", "ray://head:10001"]) == 0
+    assert seen == [None, "auto", "ray://head:10001"]

@@ -9,7 +9,7 @@ LAYERS = {
     "errors": 0,
     "types": 0,
     "settings": 1, "spec": 1, "anchors": 1,
-    "cache": 2,
+    "cache": 2, "distributed": 2,
     "data": 3, "models": 3,
     "readers": 4,
     "chunking": 5,

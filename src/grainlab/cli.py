@@ -93,8 +93,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
+    from grainlab.distributed import RAY_ENV
     from grainlab.reproduce import parse_parameters, reproduce
 
+    if args.ray:
+        os.environ[RAY_ENV] = args.ray  # the notebook kernels inherit it
     summary = reproduce(profile=args.profile, only=args.only, mirror=args.mirror,
                         parameters=parse_parameters(args.param))
     print(f"summary written to {summary}")
@@ -131,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--only", nargs="+", help="notebook names (default: all)")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE",
                    help="inject a notebook parameter (VALUE read as JSON when it parses), repeatable")
+    p.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
+                   help="encode corpora and run each experiment's systems on Ray: no ADDRESS uses $RAY_ADDRESS or "
+                        "starts a local cluster, 'local' always starts one (sets $GRAINLAB_RAY for the notebooks)")
     p.set_defaults(func=cmd_reproduce)
     return parser
 

@@ -20,9 +20,33 @@ def format_value(value: Any) -> str:
     if isinstance(value, float):
         return repr(value)
     text = str(value)
-    if any(ch in text for ch in ",()=") or text != text.strip():
+    if text != text.strip() or (any(ch in text for ch in ",()=") and not _is_nested_spec(text)):
         raise ConfigError(f"value {text!r} cannot appear in a spec string")
     return text
+
+
+def _is_nested_spec(text: str) -> bool:
+    """A value may itself be a spec (``index=hnsw(M=32,efSearch=64)``) when it parses as one."""
+    try:
+        parse_spec(text)
+    except ConfigError:
+        return False
+    return "(" in text
+
+
+def _split_top_level(inner: str, text: str) -> list[str]:
+    """``inner`` split at the commas outside parentheses (nested specs stay whole)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(inner):
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            raise ConfigError(f"unbalanced parentheses in {text!r}")
+        if ch == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    if depth != 0:
+        raise ConfigError(f"unbalanced parentheses in {text!r}")
+    return [*parts, inner[start:]]
 
 
 def parse_value(text: str) -> Any:
@@ -49,14 +73,15 @@ def format_spec(name: str, params: dict[str, Any]) -> str:
 
 
 def parse_spec(text: str) -> tuple[str, dict[str, Any]]:
-    """Split ``name(k=v,...)`` into its name and parameter dict."""
+    """Split ``name(k=v,...)`` into its name and parameter dict; a value may be a nested spec
+    (``dense(model=m,index=hnsw(M=32))`` → ``{"model": "m", "index": "hnsw(M=32)"}``)."""
     match = _SPEC.match(text)
     if not match:
         raise ConfigError(f"not a spec string: {text!r}; expected e.g. 'fixed_tokens(size=256,overlap=0)'")
     name, inner = match.group(1), match.group(2)
     params: dict[str, Any] = {}
     if inner and inner.strip():
-        for part in inner.split(","):
+        for part in _split_top_level(inner, text):
             if "=" not in part:
                 raise ConfigError(f"parameter {part.strip()!r} in {text!r} needs the form key=value")
             key, value = part.split("=", 1)

@@ -32,6 +32,7 @@ from grainlab.chunking.base import Chunker, get_chunker
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.structure import ParentChildChunker
 from grainlab.data.types import Dataset
+from grainlab.distributed import ray_requested
 from grainlab.errors import ConfigError
 from grainlab.evaluation.measures import read_trec_run, write_trec_run
 from grainlab.evaluation.significance import compare_to_baseline
@@ -185,10 +186,84 @@ def _validate(dataset: Dataset, systems: Sequence[System], scorer: Scorer) -> No
         scorer.check(system.display, system.aggregate is not None)
 
 
+@dataclass(frozen=True)
+class _SystemJob:
+    system: System
+    key: str
+    readable: str
+
+
+def _system_key(system: System, fingerprint: str, measure_set: MeasureSet, depth: int) -> tuple[str, str]:
+    """The stored table's content key and its readable file-name part."""
+    reranker = system.stages.reranker if system.stages else None
+    key = results_key(fingerprint, system.chunker, system.retrievers, system=system.name,
+                      measures=measure_set.names, depth=depth,
+                      reranker=model_revisions(f"rerank(model={reranker})") if reranker else None)
+    return key, f"{slug(system.retriever_column)[:48]}__{slug(system.chunker)[:64]}"
+
+
+def _system_table(dataset: Dataset, system: System, scorer: Scorer, depth: int, indexes: _Indexes,
+                  fingerprint: str) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Run]]:
+    """One system's per-query table (every measured stage), its info and its raw runs by stage."""
+    runs, info = _system_runs(dataset, system, scorer, depth, indexes, fingerprint)
+    tables = [scorer.rows(scored, shown).assign(stage=stage) for stage, (_, scored, shown) in runs.items()]
+    table = pd.concat(tables, ignore_index=True)
+    for column, value in [("chunker", system.chunker), ("aggregate", system.aggregate or "units"),
+                          ("retriever", system.retriever_column)]:
+        table.insert(0, column, value)
+    return table, info, {stage: raw for stage, (raw, _, _) in runs.items()}
+
+
+def _with_saved_runs(table: pd.DataFrame, info: dict[str, Any], runs: dict[str, Run] | None, per_query_dir: Path,
+                     job: _SystemJob) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """Write each stage's run (``save_runs``) beside the stored table and record their files."""
+    if runs is not None:
+        for stage, raw in runs.items():
+            write_trec_run(raw, str(per_query_dir / f"{job.key[:12]}.{stage}.run"), tag=slug(job.system.display))
+    info["runs"] = {stage: f"{job.key[:12]}.{stage}.run" for stage in runs} if runs is not None else None
+    return table, info
+
+
+def _remote_system_table(dataset: Dataset, system: System, measures: list[str], depth: int, cache_root: str,
+                         ) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Run]]:
+    """A Ray task: one system computed in a worker exactly as the serial loop computes it."""
+    scorer = Scorer(dataset, MeasureSet.parse(measures))
+    return _system_table(dataset, system, scorer, depth, _Indexes(ArtifactCache(cache_root)), dataset.fingerprint())
+
+
+def _precompute_on_ray(dataset: Dataset, jobs: list[_SystemJob], measure_set: MeasureSet, depth: int,
+                       cache: ArtifactCache, per_query_dir: Path, save_runs: bool, target: str, progress: bool) -> None:
+    """Compute the systems not yet stored as Ray tasks (one per system) and store each as it
+    finishes — the driver writes, so workers need no shared disk; the serial loop then finds
+    every system stored and assembles the tables exactly as without Ray."""
+    from tqdm.auto import tqdm
+
+    from grainlab.distributed import connect
+
+    todo = [job for job in jobs if not list(per_query_dir.glob(f"*-{job.key[:12]}.csv"))
+            or (save_runs and not list(per_query_dir.glob(f"{job.key[:12]}.*.run")))]
+    if not todo:
+        return
+    ray = connect(target)
+    task = ray.remote(num_cpus=1, max_retries=2)(_remote_system_table)
+    data_ref = ray.put(dataset)
+    pending = {task.remote(data_ref, job.system, measure_set.names, depth, str(cache.root)): job for job in todo}
+    with tqdm(total=len(todo), desc="systems on Ray", disable=not progress) as bar:
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            job = pending.pop(ready[0])
+            table, info, runs = ray.get(ready[0])
+            stored_table(per_query_dir, job.key, job.readable,
+                         functools.partial(_with_saved_runs, table, info, runs if save_runs else None, per_query_dir,
+                                           job), refresh=True)
+            bar.update()
+
+
 def run_experiment(dataset: Dataset, systems: Iterable[System], measures: Sequence[str] = ("nDCG@10", "R@100"), *,
                    name: str, depth: int = 100, baseline: int | str = 0, significance_measure: str | None = None,
                    results_dir: str | Path | None = None, cache: ArtifactCache | None = None, seed: int = 0,
-                   n_resamples: int = 10_000, save_runs: bool = False, progress: bool = True) -> ExperimentResult:
+                   n_resamples: int = 10_000, save_runs: bool = False, progress: bool = True,
+                   ray: str | bool | None = None) -> ExperimentResult:
     """Every system on ``dataset``, scored with ``measures``, compared with a baseline.
 
     Args:
@@ -204,6 +279,9 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: Sequen
             ``significance_measure`` (default ``MeasureSet.default``) at each system's last stage;
             paired t-test and randomization test, Holm-corrected (``evaluation.significance``).
         save_runs: keep every measured stage's run (TREC format) for ``ExperimentResult.run``.
+        ray: compute the systems as Ray tasks (one per system) before assembling the tables:
+            ``"local"``, ``"auto"``/``True`` (``$RAY_ADDRESS`` or local) or a cluster address;
+            default ``$GRAINLAB_RAY`` (unset: in-process). The results are the serial run's.
     """
     from tqdm.auto import tqdm
 
@@ -219,31 +297,22 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: Sequen
     manifest = new_manifest(name=name, dataset=dataset.name, dataset_fingerprint=fingerprint,
                             n_docs=len(dataset.corpus), n_queries=len(dataset.queries), measures=measure_set.names,
                             depth=depth, baseline=baseline, seed=seed, systems=[s.name for s in systems])
+    jobs = [_SystemJob(system, *_system_key(system, fingerprint, measure_set, depth)) for system in systems]
+    per_query_dir = folder / "per_query"
+    target = ray_requested(ray)
+    if target is not None:
+        _precompute_on_ray(dataset, jobs, measure_set, depth, cache, per_query_dir, save_runs, target, progress)
     indexes = _Indexes(cache)
     frames, infos = [], []
-    for system in tqdm(systems, desc=f"{name}: systems", disable=not progress):
-        reranker = system.stages.reranker if system.stages else None
-        key = results_key(fingerprint, system.chunker, system.retrievers, system=system.name,
-                          measures=measure_set.names, depth=depth,
-                          reranker=model_revisions(f"rerank(model={reranker})") if reranker else None)
-        readable = f"{slug(system.retriever_column)[:48]}__{slug(system.chunker)[:64]}"
+    for job in tqdm(jobs, desc=f"{name}: systems", disable=not progress):
+        system, key = job.system, job.key
 
-        def compute(system: System = system, key: str = key) -> tuple[pd.DataFrame, dict[str, Any]]:
-            runs, info = _system_runs(dataset, system, scorer, depth, indexes, fingerprint)
-            tables = []
-            for stage, (raw, scored, shown) in runs.items():
-                tables.append(scorer.rows(scored, shown).assign(stage=stage))
-                if save_runs:
-                    write_trec_run(raw, str(folder / "per_query" / f"{key[:12]}.{stage}.run"), tag=slug(system.display))
-            info["runs"] = {stage: f"{key[:12]}.{stage}.run" for stage in runs} if save_runs else None
-            table = pd.concat(tables, ignore_index=True)
-            for column, value in [("chunker", system.chunker), ("aggregate", system.aggregate or "units"),
-                                  ("retriever", system.retriever_column)]:
-                table.insert(0, column, value)
-            return table, info
+        def compute(job: _SystemJob = job) -> tuple[pd.DataFrame, dict[str, Any]]:
+            table, info, runs = _system_table(dataset, job.system, scorer, depth, indexes, fingerprint)
+            return _with_saved_runs(table, info, runs if save_runs else None, per_query_dir, job)
 
-        runs_missing = save_runs and not list((folder / "per_query").glob(f"{key[:12]}.*.run"))
-        table, info = stored_table(folder / "per_query", key, readable, compute, refresh=runs_missing)
+        runs_missing = save_runs and not list(per_query_dir.glob(f"{key[:12]}.*.run"))
+        table, info = stored_table(per_query_dir, key, job.readable, compute, refresh=runs_missing)
         table = table.assign(dataset=dataset.name, system=system.display, **dict(system.tags))
         frames.append(table)
         infos.append({"dataset": dataset.name, "system": system.display, "name": system.name, "key": key,

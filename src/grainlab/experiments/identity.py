@@ -36,6 +36,10 @@ def results_key(dataset_fingerprint: str, chunker: str, retriever: str | tuple[s
     the run's ``parts`` (measures, cutoffs, ...). Changing any of them recomputes the table."""
     specs = (retriever,) if isinstance(retriever, str) else tuple(retriever)
     models = {hf_id: revision for spec in (*specs, chunker) for hf_id, revision in model_revisions(spec).items()}
+    if any("index=" in spec for spec in specs):  # an approximate index: its library's version changes the ranking
+        from grainlab.retrieval.ann import faiss_module
+
+        models["faiss"] = faiss_module().__version__
     return content_key(dataset=dataset_fingerprint, chunker=chunker, chunker_version=get_chunker(chunker).version_string,
                        retriever=" + ".join(specs), models=models,
                        code=code_fingerprint(*ENGINE_CODE, *code), **parts)

@@ -16,6 +16,7 @@ from grainlab.chunking.base import get_chunker
 from grainlab.chunking.structure import ParentChildChunker
 from grainlab.errors import ConfigError
 from grainlab.retrieval.aggregate import METHODS
+from grainlab.retrieval.ann import IndexSpec
 from grainlab.spec import format_spec, parse_spec
 
 FUSIONS = ("rrf", "minmax", "zscore")
@@ -29,16 +30,23 @@ RESERVED_COLUMNS = frozenset({
 
 
 def canonical(spec: str) -> str:
-    """Re-render a spec string in canonical form (keys as given, literals normalised)."""
+    """Re-render a spec string in canonical form (keys as given, literals normalised; a dense
+    retriever's vector index in full, or left out when it is the default exact ``flat``)."""
     name, params = parse_spec(spec)
+    if name == "dense" and "index" in params:
+        index = IndexSpec.parse(str(params.pop("index")))
+        if not index.exact:
+            params["index"] = index.canonical
     return format_spec(name, params)
 
 
 def retriever_label(spec: str) -> str:
-    """``dense(model=BAAI/bge-small-en-v1.5,...)`` → ``bge-small-en-v1.5``; ``bm25(...)`` → ``BM25``."""
-    name, params = parse_spec(spec)
+    """``dense(model=BAAI/bge-small-en-v1.5,...)`` → ``bge-small-en-v1.5`` (plus its index when it is
+    approximate: ``bge-small-en-v1.5 hnsw(M=32,...)``); ``bm25(...)`` → ``BM25``."""
+    name, params = parse_spec(canonical(spec))
     if name == "dense":
-        return str(params["model"]).split("/")[-1]
+        model = str(params["model"]).split("/")[-1]
+        return f"{model} {params['index']}" if "index" in params else model
     return name.upper() if name == "bm25" else name
 
 

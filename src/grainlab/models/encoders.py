@@ -177,12 +177,23 @@ def get_encoder(model_id: str, device: str | None = None) -> Encoder:
     return Encoder(model_id, device=device)
 
 
-def cached_encode(encoder: Encoder, texts: list[str], role: str = "passage", cache: ArtifactCache | None = None) -> np.ndarray:
-    """``encode_passages``/``encode_queries`` through the artifact cache, keyed by the encoder's
-    identity (model, revision, backend, pooling, length) and the texts in order."""
+def embedding_key(encoder: Encoder, texts: list[str], role: str = "passage") -> str:
+    """The cache key of ``texts`` embedded by ``encoder`` as ``role`` (``passage``/``query``)."""
     if role not in ("passage", "query"):
         raise ConfigError(f"role must be 'passage' or 'query', got {role!r}")
-    key = content_key(kind="embeddings", role=role, encoder=encoder.identity,
-                      texts=hash_texts((str(i), t) for i, t in enumerate(texts)))
+    return content_key(kind="embeddings", role=role, encoder=encoder.identity,
+                       texts=hash_texts((str(i), t) for i, t in enumerate(texts)))
+
+
+def cached_encode(encoder: Encoder, texts: list[str], role: str = "passage", cache: ArtifactCache | None = None) -> np.ndarray:
+    """``encode_passages``/``encode_queries`` through the artifact cache, keyed by the encoder's
+    identity (model, revision, backend, pooling, length) and the texts in order; with
+    ``$GRAINLAB_RAY`` set, a large corpus is encoded in shards on Ray (``models.sharded``)."""
+    from grainlab.models.sharded import encode_on_ray, ray_encoding_requested
+
+    key = embedding_key(encoder, texts, role)
+    cache = cache or ArtifactCache()
+    if ray_encoding_requested(texts, role, encoder.batch_size):  # $GRAINLAB_RAY: shards on Ray workers
+        return encode_on_ray(encoder, texts, role, cache)
     encode = encoder.encode_queries if role == "query" else encoder.encode_passages
-    return (cache or ArtifactCache()).array("embeddings", key, lambda: encode(texts))
+    return cache.array("embeddings", key, lambda: encode(texts))

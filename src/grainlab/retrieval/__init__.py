@@ -30,11 +30,14 @@ def get_retriever(spec: str, cache: ArtifactCache | None = None) -> Retriever:
     name, params = parse_spec(spec)
     if name not in _FACTORIES:
         raise ConfigError(f"unknown retriever {name!r}; known: {', '.join(sorted(_FACTORIES))}")
+    aliases = getattr(_FACTORIES[name], "SPEC_ALIASES", {})
+    params = {aliases.get(key, key): value for key, value in params.items()}
     fields = {f.name: f.type for f in dataclasses.fields(_FACTORIES[name]) if f.init}
+    spelled = {field: alias for alias, field in aliases.items()}
     unknown = sorted(set(params) - set(fields) | ({"cache"} & set(params)))
     if unknown:
         raise ConfigError(f"retriever {name!r} has no parameter(s) {unknown}; it takes "
-                          f"{sorted(set(fields) - {'cache', 'units'})}")
+                          f"{sorted(spelled.get(f, f) for f in set(fields) - {'cache', 'units'})}")
     check_types(f"retriever {name!r}", params, fields)  # type: ignore[arg-type]
     try:
         return _FACTORIES[name](**params, cache=cache)

@@ -22,6 +22,7 @@ class UnitGroups:
     starts: np.ndarray  # start of each document's run within ``order``
     counts: np.ndarray
     first_unit: np.ndarray  # per document: index of its lowest-position unit
+    group_of: np.ndarray  # per unit: its document's (or parent's) index in ``doc_ids``
 
     @classmethod
     def from_units(cls, units: Sequence[Chunk], by: str = "doc") -> UnitGroups:
@@ -37,17 +38,39 @@ class UnitGroups:
         order = np.lexsort((positions, group))
         counts = np.bincount(group, minlength=len(doc_ids))
         starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        return cls(doc_ids, order, starts, counts, order[starts])
+        return cls(doc_ids, order, starts, counts, order[starts], group)
 
     def aggregate(self, scores: np.ndarray, method: str) -> np.ndarray:
         """``[nq, n_units]`` unit scores → ``[nq, n_docs]`` document scores."""
-        if method == "max":
-            return np.maximum.reduceat(scores[:, self.order], self.starts, axis=1)
-        if method == "mean":
-            return np.add.reduceat(scores[:, self.order], self.starts, axis=1) / self.counts
-        if method == "first":
-            return scores[:, self.first_unit]
-        raise ConfigError(f"unknown aggregation {method!r}; choose one of {METHODS}")
+        return _reduce(scores[:, self.order], self.starts, self.counts, method)
+
+    def members(self, units: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The groups the given units belong to (sorted, each once) and all their units, group by
+        group in position order — what :meth:`reduce` aggregates (exact rescoring of ANN hits)."""
+        chosen = np.unique(self.group_of[np.asarray(units, dtype=np.int64)])
+        if not len(chosen):
+            return np.zeros(0, dtype=np.int64), chosen
+        spans = [self.order[self.starts[g]:self.starts[g] + self.counts[g]] for g in chosen]
+        return np.concatenate(spans), chosen
+
+    def reduce(self, scores: np.ndarray, chosen: np.ndarray, method: str) -> np.ndarray:
+        """Scores of :meth:`members`' units → one score per chosen group."""
+        if not len(chosen):
+            return np.zeros(0, dtype=scores.dtype)
+        counts = self.counts[chosen]
+        starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        return _reduce(scores[None, :], starts, counts, method)[0]
+
+
+def _reduce(ordered: np.ndarray, starts: np.ndarray, counts: np.ndarray, method: str) -> np.ndarray:
+    """Aggregate ``[nq, n]`` scores laid out group by group (each group's units in position order)."""
+    if method == "max":
+        return np.maximum.reduceat(ordered, starts, axis=1)
+    if method == "mean":
+        return np.add.reduceat(ordered, starts, axis=1) / counts
+    if method == "first":
+        return ordered[:, starts]
+    raise ConfigError(f"unknown aggregation {method!r}; choose one of {METHODS}")
 
 
 def collapse_to_documents(run: dict[str, list[tuple[str, float]]],

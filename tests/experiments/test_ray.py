@@ -1,0 +1,111 @@
+"""Ray on a local two-worker cluster: sharded encoding (resumable, a killed worker survived) and a
+sweep of systems through the one engine, each equal to the serial run."""
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+from grainlab.data import load_dataset
+from grainlab.data.sample import sample_dataset
+from grainlab.experiments import System, run_experiment
+from grainlab.models import Encoder
+from grainlab.models.encoders import embedding_key
+from grainlab.models.sharded import encode_on_ray, ray_encoding_requested, shard_plan
+
+ray = pytest.importorskip("ray")
+pytestmark = [pytest.mark.slow, pytest.mark.mirror]
+
+MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from grainlab.distributed import connect
+
+    if ray.is_initialized():
+        ray.shutdown()
+    yield connect("local", num_cpus=2)
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def sample(mirror):
+    return sample_dataset(load_dataset("scifact", mirror=mirror), n_queries=30, n_docs=300)
+
+
+def test_shards_are_whole_serial_batches():
+    texts = ["a" * n for n in (5, 50, 7, 30, 1, 12, 40)]
+    plan = shard_plan(texts, "", batch_size=2, shard_batches=2)
+    assert [len(s) for s in plan] == [4, 3]
+    assert [texts[i] for s in plan for i in s] == sorted(texts, key=len, reverse=True)
+
+
+def test_ray_encoding_is_asked_for_by_the_environment(monkeypatch):
+    monkeypatch.delenv("GRAINLAB_RAY", raising=False)
+    assert not ray_encoding_requested(["x"] * 5000, "passage", 32)
+    monkeypatch.setenv("GRAINLAB_RAY", "local")
+    assert ray_encoding_requested(["x"] * 5000, "passage", 32)
+    assert not ray_encoding_requested(["x"] * 5000, "query", 32)  # queries are few: encoded in-process
+    assert not ray_encoding_requested(["x"] * 100, "passage", 32)
+
+
+def test_killed_worker_loses_no_finished_shard(cluster, sample, cache):
+    texts = [d.text for d in sample.corpus.values()]
+    encoder = Encoder(MINILM, batch_size=16)
+    serial = encoder.encode_passages(texts, progress=False)
+    n_shards = len(shard_plan(texts, "", 16, 2))
+    computed: list[int] = []
+
+    def kill_one_worker_once(shard: int) -> None:
+        computed.append(shard)
+        if len(computed) == 2:
+            actor = ray.get_actor("kill-test-0", namespace="grainlab")
+            os.kill(ray.get(actor.pid.remote()), signal.SIGKILL)
+
+    vectors = encode_on_ray(encoder, texts, "passage", cache, workers=2, shard_batches=2,
+                            on_shard=kill_one_worker_once, name="kill-test")
+    assert sorted(computed) == list(range(n_shards))  # every shard computed once: none lost, none redone
+    np.testing.assert_allclose(vectors, serial, atol=1e-5)
+    assert np.array_equal(cache.load_array("embeddings", embedding_key(encoder, texts, "passage")), vectors)
+
+
+class Interrupted(Exception):
+    pass
+
+
+def test_interrupted_encoding_resumes_with_the_missing_shards(cluster, sample, cache):
+    texts = [d.title + " " + d.text for d in sample.corpus.values()]
+    encoder = Encoder(MINILM, batch_size=16)
+    n_shards = len(shard_plan(texts, "", 16, 2))
+    first: list[int] = []
+
+    def stop_after_three(shard: int) -> None:
+        first.append(shard)
+        if len(first) == 3:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        encode_on_ray(encoder, texts, "passage", cache, workers=2, shard_batches=2, on_shard=stop_after_three)
+    second: list[int] = []
+    vectors = encode_on_ray(encoder, texts, "passage", cache, workers=2, shard_batches=2, on_shard=second.append)
+    assert sorted(first + second) == list(range(n_shards))  # the rerun computes only what was missing
+    np.testing.assert_allclose(vectors, encoder.encode_passages(texts, progress=False), atol=1e-5)
+
+
+def test_sweep_on_ray_equals_the_serial_run(cluster, sample, tmp_path):
+    from grainlab.cache import ArtifactCache
+
+    systems = [System("bm25", "none", "max"), System("bm25", "fixed_tokens(size=64,overlap=0)", "max"),
+               System(f"dense(model={MINILM})", "none", "max"),
+               System(f"dense(model={MINILM},index=hnsw(M=16))", "fixed_tokens(size=64,overlap=0)", "max")]
+    kwargs = dict(measures=["nDCG@10", "R@100"], n_resamples=500, progress=False, save_runs=True)
+    serial = run_experiment(sample, systems, name="sweep", results_dir=tmp_path / "serial",
+                            cache=ArtifactCache(tmp_path / "cache-serial"), ray=False, **kwargs)
+    on_ray = run_experiment(sample, systems, name="sweep", results_dir=tmp_path / "ray",
+                            cache=ArtifactCache(tmp_path / "cache-ray"), ray="local", **kwargs)
+    for table in ("per_query.csv", "aggregate.csv", "significance.csv"):
+        assert (tmp_path / "serial" / "sweep" / table).read_bytes() == (tmp_path / "ray" / "sweep" / table).read_bytes()
+    for system in serial.systems["system"]:
+        assert serial.run(system) == on_ray.run(system)
