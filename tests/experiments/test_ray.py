@@ -1,8 +1,10 @@
 """Ray on a local two-worker cluster: sharded encoding (resumable, a killed worker survived) and a
-sweep of systems through the one engine, each equal to the serial run."""
+sweep of systems (a reranked hybrid pipeline among them) through the one engine, each equal to
+the serial run."""
 
 import os
 import signal
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -96,10 +98,16 @@ def test_interrupted_encoding_resumes_with_the_missing_shards(cluster, sample, c
 
 def test_sweep_on_ray_equals_the_serial_run(cluster, sample, tmp_path):
     from grainlab.cache import ArtifactCache
+    from grainlab.experiments import Stages
 
+    hybrid = Stages(fusion="rrf", reranker="cross-encoder/ms-marco-MiniLM-L-12-v2", candidate_k=20, rerank_k=8,
+                    context_k=5)
     systems = [System("bm25", "none", "max"), System("bm25", "fixed_tokens(size=64,overlap=0)", "max"),
                System(f"dense(model={MINILM})", "none", "max"),
-               System(f"dense(model={MINILM},index=hnsw(M=16))", "fixed_tokens(size=64,overlap=0)", "max")]
+               System(f"dense(model={MINILM},index=hnsw(M=16))", "fixed_tokens(size=64,overlap=0)", "max"),
+               System(("bm25", f"dense(model={MINILM})"), "none", "max", stages=hybrid),
+               # the same pairs' head again: served from the serial run's reranker memo, scored afresh on Ray
+               System(("bm25", f"dense(model={MINILM})"), "none", "max", stages=replace(hybrid, rerank_k=5))]
     kwargs = dict(measures=["nDCG@10", "R@100"], n_resamples=500, progress=False, save_runs=True)
     serial = run_experiment(sample, systems, name="sweep", results_dir=tmp_path / "serial",
                             cache=ArtifactCache(tmp_path / "cache-serial"), ray=False, **kwargs)
@@ -107,5 +115,6 @@ def test_sweep_on_ray_equals_the_serial_run(cluster, sample, tmp_path):
                             cache=ArtifactCache(tmp_path / "cache-ray"), ray="local", **kwargs)
     for table in ("per_query.csv", "aggregate.csv", "significance.csv"):
         assert (tmp_path / "serial" / "sweep" / table).read_bytes() == (tmp_path / "ray" / "sweep" / table).read_bytes()
-    for system in serial.systems["system"]:
-        assert serial.run(system) == on_ray.run(system)
+    for system, runs in zip(serial.systems["system"], serial.systems["runs"]):
+        for stage in runs:
+            assert serial.run(system, stage) == on_ray.run(system, stage)

@@ -27,15 +27,17 @@ def test_pair_input_format(encoder):
     assert set(types[:first_sep + 1]) == {0} and set(types[first_sep + 1:]) == {1}
 
 
-def test_batched_close_to_single(encoder):
-    """Dynamic int8 ONNX quantises activations per batch, so padding moves logits a little
-    (about 0.1 here); the order of the pairs must not change."""
+def test_a_score_does_not_depend_on_the_other_pairs(encoder):
+    """Dynamic int8 ONNX quantises activations per batch, so batched pairs moved each other's
+    logits (up to 0.39 on SciFact): the ONNX copy scores one pair per call, and a pair's score is
+    the same in any company and any order; torch batches, within float noise."""
     pairs = [(QUERY, p) for p in PASSAGES.values()]
     together = encoder.score(pairs)
     alone = np.array([encoder.score([pair])[0] for pair in pairs])
-    tolerance = 0.25 if encoder.resolved.backend == "onnx" else 1e-4
-    assert np.abs(together - alone).max() < tolerance
-    assert np.argsort(together).tolist() == np.argsort(alone).tolist()
+    reversed_ = encoder.score(pairs[::-1])[::-1]
+    tolerance = 0.0 if encoder.resolved.backend == "onnx" else 1e-4
+    assert np.abs(together - alone).max() <= tolerance and np.abs(together - reversed_).max() <= tolerance
+    assert encoder.batch_size == (1 if encoder.resolved.backend == "onnx" else 32)
 
 
 def test_relevant_passage_ranks_first_and_cache_is_used(cache, monkeypatch):

@@ -20,7 +20,7 @@ from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
 from grainlab.chunking.sentences import sentence_spans
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
-from grainlab.readers.llm import shared_reader
+from grainlab.readers.factory import shared_reader
 from grainlab.readers.propositions import (
     ParsedPropositions,
     proposition_prompt,
@@ -76,6 +76,7 @@ class PassageDecomposition:
     raw: str
     seconds: float = 0.0  # generation time when first made (cached reruns keep it)
     new_tokens: int = 0
+    constrained: bool = False  # generated again under the JSON grammar (the free output did not parse)
 
 
 @register("propositions")
@@ -102,15 +103,16 @@ class PropositionChunker(Chunker):
         out = []
         for doc, (parsed, raw, generation) in zip(docs, propositionize(reader, [(d.title, d.text) for d in docs],
                                                                         progress)):
-            out.append(self._filter(doc, parsed, raw, generation.seconds, generation.new_tokens))
+            out.append(self._filter(doc, parsed, raw, generation.seconds, generation.new_tokens, generation.constrained))
         return out
 
     def _filter(self, doc: Document, parsed: ParsedPropositions, raw: str, seconds: float = 0.0,
-                new_tokens: int = 0) -> PassageDecomposition:
+                new_tokens: int = 0, constrained: bool = False) -> PassageDecomposition:
         kept = tuple(p for p in parsed.propositions if support(p, doc.text) >= self.min_support)
         dropped = tuple(p for p in parsed.propositions if p not in kept)
         status = parsed.status if kept or parsed.status == "failed" else "unsupported"
-        return PassageDecomposition(doc.doc_id, status, kept, dropped, parsed.repeats, raw, seconds, new_tokens)
+        return PassageDecomposition(doc.doc_id, status, kept, dropped, parsed.repeats, raw, seconds, new_tokens,
+                                    constrained)
 
     def _units(self, doc: Document, decomposition: PassageDecomposition) -> list[Chunk]:
         tok = get_tokenizer(self.tokenizer)
@@ -156,6 +158,7 @@ def decomposition_report(decompositions: list[PassageDecomposition], docs: dict[
         "dropped_unsupported_share": (sum(len(d.dropped) for d in parsed)
                                       / max(sum(len(d.kept) + len(d.dropped) for d in parsed), 1)),
         "repeats_per_passage": sum(d.repeats for d in decompositions) / n if n else 0.0,
+        "constrained_share": sum(d.constrained for d in decompositions) / n if n else 0.0,
         "generation_seconds": sum(d.seconds for d in decompositions),
         "new_tokens_per_passage": sum(d.new_tokens for d in decompositions) / n if n else 0.0,
         **{f"{s}_share": v for s, v in status.items()},

@@ -17,14 +17,21 @@ CROSS_ENCODER_CODE_VERSION = code_fingerprint("models.cross_encoders")
 
 
 class CrossEncoder:
-    """Scores (query, passage) pairs on onnxruntime (offline int8 copies) or torch."""
+    """Scores (query, passage) pairs on onnxruntime (offline int8 copies) or torch.
 
-    def __init__(self, model_id: str, device: str | None = None, batch_size: int = 32,
+    ``batch_size`` defaults to 32 on torch and to 1 on ONNX: the offline copies are dynamically
+    quantised, so activation scales are computed over the whole batch and a pair's score depended
+    on its batch-mates (up to 0.39 logits on SciFact pairs) — and so on which systems had been
+    reranked before in the process. One pair per call makes a score a function of the pair alone,
+    and on CPU it is not slower (64 pairs: 2.3 s vs 3.4 s at 32, no padding)."""
+
+    def __init__(self, model_id: str, device: str | None = None, batch_size: int | None = None,
                  max_length: int = 512) -> None:
         from transformers import AutoTokenizer
 
         self.model_id = model_id
         self.resolved = resolve_model(model_id)
+        batch_size = batch_size or (1 if self.resolved.backend == "onnx" else 32)
         self.batch_size, self.max_length = batch_size, max_length
         self.tokenizer = AutoTokenizer.from_pretrained(str(self.resolved.path))
         self.device = settings.torch_device(device)
@@ -48,7 +55,7 @@ class CrossEncoder:
     @property
     def identity(self) -> dict[str, object]:
         return {"model_id": self.model_id, "revision": self.resolved.revision, "backend": self.resolved.backend,
-                "max_length": self.max_length, "code": CROSS_ENCODER_CODE_VERSION}
+                "max_length": self.max_length, "batch_size": self.batch_size, "code": CROSS_ENCODER_CODE_VERSION}
 
     def _logits(self, queries: list[str], passages: list[str]) -> np.ndarray:
         batch = self.tokenizer(queries, passages, padding=True, truncation="only_second",

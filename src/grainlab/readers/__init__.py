@@ -1,6 +1,8 @@
 """LLM readers: prompts from the papers and a cached causal-LM generator named by HF id."""
 
-from grainlab.readers.llm import CausalLMReader, Generation, shared_reader
+from grainlab.readers.base import Generation, Reader
+from grainlab.readers.factory import BACKENDS, choose_backend, get_reader, shared_reader
+from grainlab.readers.llm import CausalLMReader
 from grainlab.readers.prompts import (
     QA_INSTRUCTION,
     closedbook_prompt,
@@ -16,5 +18,5 @@ from grainlab.readers.propositions import (
     propositionize,
 )
 
-__all__ = ["CausalLMReader", "Generation", "ParsedPropositions", "QA_INSTRUCTION", "closedbook_prompt", "kv_prompt", "longrag_prompt",
+__all__ = ["BACKENDS", "CausalLMReader", "Generation", "Reader", "choose_backend", "get_reader", "ParsedPropositions", "QA_INSTRUCTION", "closedbook_prompt", "kv_prompt", "longrag_prompt",
            "parse_propositions", "proposition_prompt", "propositionize", "qa_prompt", "shared_reader", "short_answer_prompt"]

@@ -10,18 +10,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm.auto import tqdm
-
 from grainlab import settings
-from grainlab.cache import ArtifactCache, atomic_write_dir, code_fingerprint, content_key
+from grainlab.cache import ArtifactCache, atomic_write_dir, code_fingerprint
 from grainlab.errors import ConfigError
 from grainlab.models.resolve import ResolvedModel, resolve_model
+from grainlab.readers.base import Generation, Prompt, Reader
 
-READER_CODE_VERSION = code_fingerprint("readers.llm")
+READER_CODE_VERSION = code_fingerprint("readers.base", "readers.llm")
 
 
 def hf_folder(resolved: ResolvedModel) -> Path:
@@ -58,21 +55,7 @@ def hf_folder(resolved: ResolvedModel) -> Path:
     return target
 
 
-Prompt = str | Sequence[Mapping[str, str]]  # one user turn, or a conversation ending with one
-
-
-@dataclass(frozen=True)
-class Generation:
-    """One reader output; ``seconds`` is the prompt's share of its batch's time."""
-
-    text: str
-    prompt_tokens: int
-    new_tokens: int
-    seconds: float
-    cached: bool = False
-
-
-class CausalLMReader:
+class CausalLMReader(Reader):
     """``generate(prompts)`` → answers from a causal LM — or an encoder–decoder (T5, e.g. the Dense X
     propositionizer), which reads the prompt as its input — greedy, at most ``max_new_tokens`` (stopping at the first
     newline when ``stop_at_newline``: the paper's metric reads only the first line anyway — or at a
@@ -91,6 +74,7 @@ class CausalLMReader:
         )
 
         self.model_id = model_id
+        self.backend = "transformers"
         self.resolved = resolve_model(model_id)
         self.device = settings.torch_device(device)
         folder = hf_folder(self.resolved)
@@ -142,37 +126,6 @@ class CausalLMReader:
     def count_tokens(self, prompt: Prompt) -> int:
         return len(self.tokenizer(self.format(prompt), add_special_tokens=False)["input_ids"])
 
-    def check_fits(self, prompt: Prompt) -> int:
-        """Tokens of ``prompt``; a clear error when it and the answer exceed the model's window."""
-        n = self.count_tokens(prompt)
-        if self.context_window and n + self.max_new_tokens > self.context_window:
-            raise ConfigError(f"{self.model_id} reads at most {self.context_window} tokens; this prompt has {n} "
-                              f"(+{self.max_new_tokens} to generate): use fewer documents or a longer-context model")
-        return n
-
-    def _key(self, prompt: Prompt) -> str:
-        return content_key(kind="generation", reader=self.identity, prompt=prompt)
-
-    def generate(self, prompts: Sequence[Prompt], progress: bool = True) -> list[Generation]:
-        """One generation per prompt, from the cache where possible; each batch is saved when done."""
-        out: dict[int, Generation] = {}
-        todo = []
-        for i, prompt in enumerate(prompts):
-            hit = self._cache.load_json("generations", self._key(prompt))
-            if hit is not None:
-                out[i] = Generation(**{**hit, "cached": True})
-            else:
-                todo.append((self.check_fits(prompt), i))
-        todo.sort()  # similar lengths share a batch: less padding
-        batches = [todo[s:s + self.batch_size] for s in range(0, len(todo), self.batch_size)]
-        for batch in tqdm(batches, desc=f"generate {self.model_id.split('/')[-1]}", disable=not progress or not batches):
-            for (_, i), generation in zip(batch, self._generate_batch([prompts[i] for _, i in batch])):
-                self._cache.save_json("generations", self._key(prompts[i]), {
-                    "text": generation.text, "prompt_tokens": generation.prompt_tokens,
-                    "new_tokens": generation.new_tokens, "seconds": generation.seconds})
-                out[i] = generation
-        return [out[i] for i in range(len(prompts))]
-
     @functools.cached_property
     def _stop_ids(self) -> list[int]:
         """Ids of every token whose text contains a newline (with ``stop_at_newline``) or one of
@@ -184,7 +137,7 @@ class CausalLMReader:
         return [i for i, text in zip(vocab, self.tokenizer.batch_decode([[i] for i in vocab]))
                 if any(c in text for c in chars)]
 
-    def _generate_batch(self, prompts: list[Prompt]) -> list[Generation]:
+    def _generate_batch(self, prompts: list[Prompt], grammar: str | None = None) -> list[Generation]:
         import torch
 
         texts = [self.format(p) for p in prompts]
@@ -207,11 +160,3 @@ class CausalLMReader:
                                       prompt_tokens=int(inputs["attention_mask"][row].sum()), new_tokens=len(ids),
                                       seconds=seconds))
         return results
-
-
-@functools.lru_cache(maxsize=4)
-def shared_reader(model_id: str, max_new_tokens: int, batch_size: int = 4, stop_at_newline: bool = True,
-                  stop_chars: str = "", response_prefix: str = "") -> CausalLMReader:
-    """One loaded reader per configuration, shared by the chunkers and studies that ask for it."""
-    return CausalLMReader(model_id, max_new_tokens=max_new_tokens, batch_size=batch_size,
-                          stop_at_newline=stop_at_newline, stop_chars=stop_chars, response_prefix=response_prefix)

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grainlab.readers.llm import CausalLMReader, Generation
+from grainlab.readers.base import Generation, Reader
 
 PROPOSITIONIZER_MODEL = "chentong00/propositionizer-wiki-flan-t5-large"
 
@@ -64,6 +64,14 @@ EXAMPLE_OUTPUT = [
     "The custom of the Easter Hare/Rabbit evolved into the Easter Bunny in Britain and America.",
 ]
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)+)"')
+
+# GBNF (llama.cpp's grammar language) for the rest of a JSON list of strings after the ``["`` the
+# answer is started with: every output constrained by it parses.
+JSON_LIST_AFTER_PREFIX = r"""root ::= chars "\"" more* " "? "]"
+more ::= " "? "," " "? "\"" chars "\""
+chars ::= char*
+char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])
+"""
 
 
 def propositionizer_input(title: str, content: str, section: str = "") -> str:
@@ -121,14 +129,24 @@ def parse_propositions(text: str) -> ParsedPropositions:
     return _unique(cleaned, "repaired") if cleaned else ParsedPropositions((), "failed")
 
 
-def propositionize(reader: CausalLMReader, passages: Sequence[tuple[str, str]],
-                   progress: bool = True) -> list[tuple[ParsedPropositions, str, Generation]]:
+def propositionize(reader: Reader, passages: Sequence[tuple[str, str]], progress: bool = True,
+                   constrain: bool = True) -> list[tuple[ParsedPropositions, str, Generation]]:
     """``(title, text)`` passages → (parsed propositions, raw output, generation) each, in order.
     The paper's seq2seq propositionizer reads its own input format; an instruct LLM gets the
-    instruction prompt, and its ``response_prefix`` (``["`` starts the JSON list) is part of the raw output."""
+    instruction prompt, and its ``response_prefix`` (``["`` starts the JSON list) is part of the raw output.
+
+    With ``constrain`` and a reader that takes grammars (llama.cpp), a passage whose free output is
+    not a valid JSON list is generated again under :data:`JSON_LIST_AFTER_PREFIX`; its generation
+    says ``constrained=True``, so how often the constraint was needed is counted."""
     if reader.is_seq2seq:
         prompts, prefix = [propositionizer_input(title, text) for title, text in passages], ""
     else:
         prompts, prefix = [proposition_prompt(title, text) for title, text in passages], reader.response_prefix
     generations = reader.generate(prompts, progress=progress)
-    return [(parse_propositions(prefix + g.text), prefix + g.text, g) for g in generations]
+    results = [(parse_propositions(prefix + g.text), prefix + g.text, g) for g in generations]
+    if constrain and reader.supports_grammar and prefix == '["':
+        retry = [i for i, (parsed, _, _) in enumerate(results) if parsed.status != "json"]
+        again = reader.generate([prompts[i] for i in retry], progress=progress, grammar=JSON_LIST_AFTER_PREFIX)
+        for i, generation in zip(retry, again):
+            results[i] = (parse_propositions(prefix + generation.text), prefix + generation.text, generation)
+    return results

@@ -17,7 +17,7 @@ from grainlab.data.types import Dataset
 from grainlab.evaluation.answers import best_subspan_em, exact_match
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import System, rank
-from grainlab.readers.llm import CausalLMReader
+from grainlab.readers.base import Reader
 from grainlab.readers.prompts import closedbook_prompt, qa_prompt, within_budget
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.studies.report import Report
@@ -77,7 +77,7 @@ def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cac
     return contexts
 
 
-def reader_runs(dataset: Dataset, reader: CausalLMReader,
+def reader_runs(dataset: Dataset, reader: Reader,
                 contexts: Sequence[tuple[Mapping[str, object], Mapping[str, list[tuple[str, str]]]]],
                 question_ids: Sequence[str], closed_book: bool = True) -> pd.DataFrame:
     """One row per question × setting: the reader's answer, exact match and answer-in-prediction

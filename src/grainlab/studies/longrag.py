@@ -23,7 +23,7 @@ from grainlab.evaluation.answers import best_subspan_em, exact_match, first_line
 from grainlab.evaluation.registry import ANSWER_RECALL, TOKENS
 from grainlab.experiments import System
 from grainlab.models.tokenizers import get_tokenizer
-from grainlab.readers.llm import CausalLMReader
+from grainlab.readers.base import Reader
 from grainlab.readers.prompts import (
     after_answer_label,
     closedbook_prompt,
@@ -132,7 +132,7 @@ def reader_context(units: Dataset, ranking: Sequence[tuple[str, float]], budget_
 
 
 def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[tuple[str, float]]]]],
-                     reader: CausalLMReader, question_ids: Sequence[str], budget_tokens: int,
+                     reader: Reader, question_ids: Sequence[str], budget_tokens: int,
                      extract_over_words: int = 5, closed_book: bool = True) -> pd.DataFrame:
     """LongRAG's reader on each setting's top units within the budget: a long answer (first line,
     after an ``answer:`` label as the official post-processing does), then — when it has more than

@@ -13,7 +13,7 @@ import pandas as pd
 from grainlab.data.lost_in_the_middle import KVExample, MultiDocExample
 from grainlab.evaluation.answers import best_subspan_em, first_line, kv_accuracy
 from grainlab.evaluation.significance import bootstrap_ci
-from grainlab.readers.llm import CausalLMReader
+from grainlab.readers.base import Reader
 from grainlab.readers.prompts import closedbook_prompt, kv_prompt, qa_prompt
 from grainlab.studies.report import Report
 
@@ -30,7 +30,7 @@ PAPER_KV_140 = pd.DataFrame(
      for p, a in zip((1, 35, 70, 105, 140), (1.0, 0.936, 0.886, 0.804, 0.962))])
 
 
-def _rows(reader: CausalLMReader, jobs: list[dict], prompts: list[str], score) -> pd.DataFrame:
+def _rows(reader: Reader, jobs: list[dict], prompts: list[str], score) -> pd.DataFrame:
     generations = reader.generate(prompts)
     rows = []
     for job, generation in zip(jobs, generations):
@@ -41,7 +41,7 @@ def _rows(reader: CausalLMReader, jobs: list[dict], prompts: list[str], score) -
     return pd.DataFrame(rows)
 
 
-def qa_position_runs(examples: Sequence[MultiDocExample], reader: CausalLMReader,
+def qa_position_runs(examples: Sequence[MultiDocExample], reader: Reader,
                      settings: dict[int, Sequence[int]], closed_book: bool = True,
                      oracle: bool = True) -> pd.DataFrame:
     """``settings`` maps a document count to the gold positions to test (0-based)."""
@@ -61,7 +61,7 @@ def qa_position_runs(examples: Sequence[MultiDocExample], reader: CausalLMReader
     return _rows(reader, jobs, prompts, lambda job, text: best_subspan_em(text, job["answers"].split("|")))
 
 
-def kv_position_runs(examples: Sequence[KVExample], reader: CausalLMReader, golds: Sequence[int]) -> pd.DataFrame:
+def kv_position_runs(examples: Sequence[KVExample], reader: Reader, golds: Sequence[int]) -> pd.DataFrame:
     """Key–value retrieval accuracy with the queried pair at each index in ``golds``."""
     jobs, prompts = [], []
     for number, example in enumerate(examples):

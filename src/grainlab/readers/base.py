@@ -1,0 +1,113 @@
+"""The reader protocol: prompts in, cached greedy generations out, whichever runtime decodes.
+
+A reader names its model by Hugging Face id and runs it on one backend (``transformers`` or
+``llama.cpp``); both share what this module does: the formatted prompt's fit to the context
+window (a clear error, not a truncated prompt), and the on-disk cache — every generation stored
+under a key of the reader's identity (model, file or revision, backend, decoding settings), the
+prompt and any decoding constraint, one batch at a time, so an interrupted run resumes.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+from tqdm.auto import tqdm
+
+from grainlab.cache import ArtifactCache, content_key
+from grainlab.errors import ConfigError
+
+Prompt = str | Sequence[Mapping[str, str]]  # one user turn, or a conversation ending with one
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One reader output; ``seconds`` is the prompt's share of its batch's time;
+    ``token_logprobs`` the log-probability of each generated token (when the reader records them);
+    ``constrained`` whether a grammar constrained the decoding."""
+
+    text: str
+    prompt_tokens: int
+    new_tokens: int
+    seconds: float
+    cached: bool = False
+    token_logprobs: tuple[float, ...] | None = None
+    constrained: bool = False
+
+
+class Reader(ABC):
+    """Greedy generation with a shared cache; subclasses format, count and decode."""
+
+    model_id: str
+    backend: str
+    max_new_tokens: int
+    batch_size: int
+    context_window: int  # 0: unbounded
+    is_seq2seq: bool = False
+    supports_grammar: bool = False
+    sort_by_length: bool = True  # batch similar lengths together (padding); False keeps prompt order
+    _cache: ArtifactCache
+
+    @property
+    @abstractmethod
+    def identity(self) -> dict[str, object]:
+        """Everything that changes an output: a cache-key component."""
+
+    @abstractmethod
+    def format(self, prompt: Prompt) -> str:
+        """The text the model reads (chat template and response prefix applied)."""
+
+    @abstractmethod
+    def count_tokens(self, prompt: Prompt) -> int:
+        """Tokens of the formatted prompt."""
+
+    @abstractmethod
+    def _generate_batch(self, prompts: list[Prompt], grammar: str | None) -> list[Generation]:
+        """Decode a batch (uncached)."""
+
+    def check_fits(self, prompt: Prompt) -> int:
+        """Tokens of ``prompt``; a clear error when it and the answer exceed the model's window."""
+        n = self.count_tokens(prompt)
+        if self.context_window and n + self.max_new_tokens > self.context_window:
+            raise ConfigError(f"{self.model_id} ({self.backend}) reads at most {self.context_window} tokens; this "
+                              f"prompt has {n} (+{self.max_new_tokens} to generate): use fewer documents, a shorter "
+                              f"budget or a longer context window")
+        return n
+
+    def _key(self, prompt: Prompt, grammar: str | None = None) -> str:
+        return content_key(kind="generation", reader=self.identity, prompt=prompt,
+                           **({"grammar": grammar} if grammar else {}))
+
+    def generate(self, prompts: Sequence[Prompt], progress: bool = True, grammar: str | None = None) -> list[Generation]:
+        """One generation per prompt, from the cache where possible; each batch is saved when done.
+
+        ``grammar`` (GBNF, llama.cpp's constraint language) constrains what may be generated; only
+        readers with ``supports_grammar`` take one."""
+        if grammar and not self.supports_grammar:
+            raise ConfigError(f"{self.model_id} on {self.backend} cannot constrain decoding with a grammar; "
+                              f"use backend='llama.cpp'")
+        out: dict[int, Generation] = {}
+        todo = []
+        for i, prompt in enumerate(prompts):
+            hit = self._cache.load_json("generations", self._key(prompt, grammar))
+            if hit is not None:
+                logprobs = hit.pop("token_logprobs", None)
+                out[i] = Generation(**{**hit, "cached": True,
+                                       "token_logprobs": tuple(logprobs) if logprobs is not None else None})
+            else:
+                todo.append((self.check_fits(prompt) if self.sort_by_length else 0, i))
+        if self.sort_by_length:
+            todo.sort()  # similar lengths share a batch: less padding
+        else:
+            for i, _ in enumerate(todo):
+                self.check_fits(prompts[todo[i][1]])
+        batches = [todo[s:s + self.batch_size] for s in range(0, len(todo), self.batch_size)]
+        for batch in tqdm(batches, desc=f"generate {self.model_id.split('/')[-1]}", disable=not progress or not batches):
+            for (_, i), generation in zip(batch, self._generate_batch([prompts[i] for _, i in batch], grammar)):
+                record = {k: v for k, v in asdict(generation).items() if k != "cached"}
+                if record["token_logprobs"] is None:
+                    del record["token_logprobs"]
+                self._cache.save_json("generations", self._key(prompts[i], grammar), record)
+                out[i] = generation
+        return [out[i] for i in range(len(prompts))]
