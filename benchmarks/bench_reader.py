@@ -6,7 +6,9 @@
   1.5B when installed: ``make models-large``). Target: llama.cpp ≥ 3× transformers in generated
   tokens/s on SmolLM2.
 - A Lost-in-the-Middle batch (each question at gold positions 1, 5 and 10, in that order) with and
-  without llama.cpp's prompt-prefix KV-cache reuse (``cache_prompt``).
+  without llama.cpp's prompt-prefix KV-cache reuse (``cache_prompt``), on two disjoint question
+  sets (llama.cpp also keeps earlier prompts' states in RAM, so one set run twice would measure
+  that cache, not the prefix reuse).
 
 transformers: prefill is one forward pass; generation is ``NEW_TOKENS`` greedy steps forced past
 any stop token, minus the prefill. llama.cpp: its own timings (``ignore_eos``, no prompt cache).
@@ -30,9 +32,11 @@ def prompts(n: int) -> tuple[list, list]:
     from grainlab.studies.multidoc import build_multidoc_examples
 
     pool = load_dataset("nq_open_oracle", mirror=mirror())
-    examples = build_multidoc_examples(pool, n_distractors=9, question_ids=list(pool.queries)[:n])
-    same = [qa_prompt(e.question, e.documents(10, 4)) for e in examples]
-    positions = [qa_prompt(e.question, e.documents(10, gold)) for e in examples for gold in (0, 4, 9)]
+    examples = build_multidoc_examples(pool, n_distractors=9, question_ids=list(pool.queries)[:3 * n])
+    same = [qa_prompt(e.question, e.documents(10, 4)) for e in examples[:n]]
+    # two disjoint question sets, so the second pass cannot reuse what the first left in the cache
+    positions = [[qa_prompt(e.question, e.documents(10, gold)) for e in part for gold in (0, 4, 9)]
+                 for part in (examples[n:2 * n], examples[2 * n:])]
     return same, positions
 
 
@@ -90,16 +94,16 @@ def llama_row(model: str, items: list) -> dict | None:
         predicted_ms += timings["predicted_ms"]
     from grainlab.readers.llama import default_threads
 
-    return {"model": model, "runtime": f"llama.cpp ({default_threads()} threads, {reader.file.path.name.split('.')[-2]})",
+    return {"model": model, "runtime": f"llama.cpp ({default_threads()} threads, {reader.file.path.name})",
             "mean_prompt_tokens": round(prompt_n / len(items)),
             "prompt_tokens_per_s": round(1000 * prompt_n / prompt_ms, 1),
             "generated_tokens_per_s": round(1000 * predicted_n / predicted_ms, 1)}
 
 
-def reuse_rows(model: str, items: list) -> list[dict]:
+def reuse_rows(model: str, sets: list) -> list[dict]:
     reader = llama_reader(model)
     rows = []
-    for reuse in (False, True):
+    for reuse, items in zip((False, True), sets):
         evaluated, tick = 0, time.perf_counter()
         for prompt in items:
             response = reader.server.post("/completion", {"prompt": reader.format(prompt), "n_predict": 8,

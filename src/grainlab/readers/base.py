@@ -51,6 +51,11 @@ class Reader(ABC):
 
     @property
     @abstractmethod
+    def record(self) -> dict[str, object]:
+        """Which model copy ran where (source, revision or file hash, backend, device): for manifests."""
+
+    @property
+    @abstractmethod
     def identity(self) -> dict[str, object]:
         """Everything that changes an output: a cache-key component."""
 

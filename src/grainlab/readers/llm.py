@@ -96,6 +96,11 @@ class CausalLMReader(Reader):
         self._cache = cache or ArtifactCache()
 
     @property
+    def record(self) -> dict[str, object]:
+        """Which copy ran where, for result manifests."""
+        return {**self.resolved.record(self.device), "backend": self.backend}
+
+    @property
     def identity(self) -> dict[str, object]:
         return {"model_id": self.model_id, "revision": self.resolved.revision, "chat_template": self.chat_template,
                 "max_new_tokens": self.max_new_tokens, "greedy": True, "stop_at_newline": self.stop_at_newline,
