@@ -66,6 +66,15 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file, read in 16 MB blocks (model files and indexes are gigabytes)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 24), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 def content_key(**parts: Any) -> str:
     """Hex digest of the canonical JSON of ``parts`` (order-independent)."""
     payload = json.dumps({"_format": CACHE_FORMAT, **parts}, sort_keys=True, default=str)

@@ -114,3 +114,11 @@ def test_systems_name_the_index_only_when_it_is_approximate():
     hnsw = System(f"dense(model={MINILM},index=hnsw(M=8))")
     assert hnsw.retriever == f"dense(model={MINILM},index=hnsw(M=8,efConstruction=40,efSearch=64))"
     assert retriever_label(hnsw.retriever) == "all-MiniLM-L6-v2 hnsw(M=8,efConstruction=40,efSearch=64)"
+
+
+def test_indexes_stay_on_the_cpu_without_gpu_faiss():
+    from grainlab.retrieval.ann import on_device
+
+    index = build_index(unit_vectors(50, 8, 0), IndexSpec.parse("ivf(nlist=2)"))
+    assert on_device(index, IndexSpec.parse("ivf(nlist=2)"), "cpu") is index
+    assert on_device(index, IndexSpec.parse("hnsw"), "cuda") is index  # no GPU HNSW in FAISS

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grainlab import settings
-from grainlab.cache import atomic_write_text
+from grainlab.cache import atomic_write_text, sha256_file
 from grainlab.errors import ModelNotAvailable
 
 
@@ -86,14 +86,6 @@ class GGUFFile:
                 "backend": "llama.cpp", "file": self.path.name, "device": device}
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 24), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _verified(path: Path, source: GGUFSource) -> bool:
     """Whether ``path`` holds the expected bytes: checked once, then recorded beside the file."""
     stamp = path.with_name(path.name + ".verified.json")
@@ -104,7 +96,7 @@ def _verified(path: Path, source: GGUFSource) -> bool:
             return True
     except (OSError, ValueError):
         pass
-    if stat.st_size != source.size or file_sha256(path) != source.sha256:
+    if stat.st_size != source.size or sha256_file(path) != source.sha256:
         return False
     atomic_write_text(stamp, json.dumps(record))
     return True

@@ -10,11 +10,9 @@ product is cosine similarity.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,6 +23,7 @@ from grainlab.cache import (
     code_fingerprint,
     content_key,
     report_corrupt,
+    sha256_file,
 )
 from grainlab.errors import ConfigError
 from grainlab.spec import format_spec, parse_spec
@@ -137,14 +136,6 @@ def set_search_params(index: Any, spec: IndexSpec) -> None:
         faiss.extract_index_ivf(index).nprobe = params["nprobe"]
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 24), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def cached_index(vectors: np.ndarray, spec: IndexSpec, vectors_key: str, cache: ArtifactCache | None = None) -> Any:
     """The index over ``vectors`` (identified by ``vectors_key``, e.g. their embedding cache key),
     loaded from the cache — memory-mapped where FAISS allows — or built and saved atomically with
@@ -161,7 +152,7 @@ def cached_index(vectors: np.ndarray, spec: IndexSpec, vectors_key: str, cache: 
             recorded = json.loads(sidecar.read_text("utf-8"))["sha256"]
         except (OSError, ValueError, KeyError, TypeError):
             recorded = None
-        if recorded is not None and recorded == _file_sha256(path):
+        if recorded is not None and recorded == sha256_file(path):
             index = faiss.read_index(str(path), faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY)
         else:
             report_corrupt(path, "checksum missing or wrong")
@@ -173,7 +164,7 @@ def cached_index(vectors: np.ndarray, spec: IndexSpec, vectors_key: str, cache: 
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
             faiss.write_index(built, str(tmp))
-            digest = _file_sha256(tmp)
+            digest = sha256_file(tmp)
             os.replace(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
@@ -181,6 +172,17 @@ def cached_index(vectors: np.ndarray, spec: IndexSpec, vectors_key: str, cache: 
         return built
     set_search_params(index, spec)
     return index
+
+
+def on_device(index: Any, spec: IndexSpec, device: str) -> Any:
+    """The index moved to the GPUs when ``device`` is CUDA and FAISS was built with GPU support
+    (``faiss-gpu``); HNSW has no GPU implementation and stays on the CPU, as does everything when
+    FAISS is the CPU build."""
+    faiss = faiss_module()
+    gpus = faiss.get_num_gpus() if hasattr(faiss, "get_num_gpus") else 0
+    if not device.startswith("cuda") or gpus == 0 or spec.kind == "hnsw":
+        return index
+    return faiss.index_cpu_to_all_gpus(index)
 
 
 def search_index(index: Any, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ import numpy as np
 from grainlab.cache import ArtifactCache
 from grainlab.models.encoders import Encoder, cached_encode, embedding_key
 from grainlab.retrieval.aggregate import UnitGroups
-from grainlab.retrieval.ann import IndexSpec, cached_index, search_index
+from grainlab.retrieval.ann import IndexSpec, cached_index, on_device, search_index
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
 from grainlab.types import Chunk, Document, Run
@@ -68,8 +68,9 @@ class DenseRetriever(Retriever):
         self.embeddings = self._embed(texts, "passage")
         self._matrix = torch.from_numpy(self.embeddings).to(self.encoder.device)  # moved once
         if not self.vector_index.exact and len(units):
-            self._ann = cached_index(self.embeddings, self.vector_index,
-                                     embedding_key(self.encoder, texts, "passage"), self._cache)
+            index = cached_index(self.embeddings, self.vector_index, embedding_key(self.encoder, texts, "passage"),
+                                 self._cache)
+            self._ann = on_device(index, self.vector_index, self.encoder.device)
         return self
 
     def score(self, queries: list[str]) -> np.ndarray:
