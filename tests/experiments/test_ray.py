@@ -118,3 +118,23 @@ def test_sweep_on_ray_equals_the_serial_run(cluster, sample, tmp_path):
     for system, runs in zip(serial.systems["system"], serial.systems["runs"]):
         for stage in runs:
             assert serial.run(system, stage) == on_ray.run(system, stage)
+
+
+def test_encoding_joins_the_cluster_grainlab_ray_names(monkeypatch, cache):
+    """``$GRAINLAB_RAY`` decides where shards go: the address is passed to ``connect``."""
+    import grainlab.distributed as distributed
+
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_connect(target="auto", num_cpus=None):
+        seen.append(target)
+        raise Stop
+
+    monkeypatch.setattr(distributed, "connect", fake_connect)
+    monkeypatch.setenv("GRAINLAB_RAY", "ray://head:10001")
+    with pytest.raises(Stop):
+        encode_on_ray(Encoder(MINILM, batch_size=4), ["a text", "another text"], "passage", cache, shard_batches=1)
+    assert seen == ["ray://head:10001"]

@@ -68,7 +68,7 @@ def encode_on_ray(encoder: Encoder, texts: list[str], role: str = "passage", cac
         on_shard: called with each shard's index once it is computed and saved.
         name: when given, actors are named ``<name>-<i>`` in the ``grainlab`` namespace (to find them).
     """
-    from grainlab.distributed import connect
+    from grainlab.distributed import connect, ray_requested
 
     cache = cache or ArtifactCache()
     full_key = embedding_key(encoder, texts, role)
@@ -88,7 +88,7 @@ def encode_on_ray(encoder: Encoder, texts: list[str], role: str = "passage", cac
         out = out if out is not None else np.zeros((len(texts), found.shape[1]), dtype=np.float32)
         out[shard] = found
     if missing:
-        ray = connect()
+        ray = connect(ray_requested() or "auto")  # the cluster $GRAINLAB_RAY names (or ray.init()'s choice)
         resources = ray.cluster_resources()
         gpus = gpus_per_worker if gpus_per_worker is not None else (1.0 if resources.get("GPU", 0) >= 1 else 0.0)
         count = workers or int(resources.get("GPU", 0) // gpus if gpus else max(1, resources.get("CPU", 1)))

@@ -85,7 +85,9 @@ class LlamaCppReader(Reader):
     plus ``context_window`` (tokens of KV cache; default 8,192), ``threads`` (default
     ``$GRAINLAB_LLAMA_THREADS`` or all cores), ``logprobs`` (record each generated token's
     log-probability) and ``cache_prompt`` (reuse the KV cache of the prompt prefix shared with the
-    previous request: prompts for one question at several gold positions share their start)."""
+    previous request: prompts for one question at several gold positions share their start).
+    It runs on the CPU unless ``device="cuda"`` is given, which offloads every layer (that needs a
+    CUDA build of xllamacpp; ``get_reader(backend="auto")`` takes transformers on CUDA instead)."""
 
     supports_grammar = True
     sort_by_length = False  # keep the caller's order: consecutive prompts share prefixes
