@@ -32,8 +32,9 @@ def session_cache_dir(tmp_path_factory) -> Path:
 def isolated_outputs(session_cache_dir: Path, tmp_path_factory, monkeypatch) -> None:
     """No test writes into the repository's ``results/``/``figures/`` or the user's cache."""
     out = tmp_path_factory.mktemp("out")
-    monkeypatch.setenv("GRAINLAB_RAY", "")  # tests run in-process unless they ask for Ray themselves
-    monkeypatch.delenv("GRAINLAB_RAY")
+    for name in ("GRAINLAB_RAY", "GRAINLAB_GENERATION_ARCHIVE"):  # unset unless a test sets them
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
     for name in ("GRAINLAB_MIRROR", "GRAINLAB_DEVICE", "GRAINLAB_VERIFY_RELEASES"):  # restored after each test
         if name in os.environ:
             monkeypatch.setenv(name, os.environ[name])

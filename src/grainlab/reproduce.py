@@ -11,6 +11,7 @@ from pathlib import Path
 from grainlab import settings
 from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError, NotebookFailed
+from grainlab.readers.archive import ARCHIVE_ENV, ARCHIVE_NAME
 from grainlab.settings import project_root
 from grainlab.studies.report import Report
 
@@ -38,7 +39,8 @@ class NotebookSetup:
 
 
 def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
-    """The shared first cell of every notebook: mirror setting, profile, output folders."""
+    """The shared first cell of every notebook: mirror setting, profile, output folders, and the
+    generation archive (``<results>/generations.jsonl``) every reader appends to."""
     if profile not in PROFILES:
         raise ConfigError(f"PROFILE must be one of {PROFILES}, got {profile!r}")
     if mirror:
@@ -49,6 +51,9 @@ def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
     quick = profile == "quick"
     figures = settings.figures_dir() / ("quick" if quick else "")
     figures.mkdir(parents=True, exist_ok=True)
+    # every reader in this kernel appends its new generations here: committed with the full results,
+    # a run longer than a session resumes on a fresh machine (``readers.archive``)
+    os.environ[ARCHIVE_ENV] = str(results / ARCHIVE_NAME)
     return NotebookSetup(quick, root, results, figures)
 
 

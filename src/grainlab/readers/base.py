@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache, content_key
 from grainlab.errors import ConfigError
+from grainlab.readers.archive import GenerationArchive, archive_from_environment
 
 Prompt = str | Sequence[Mapping[str, str]]  # one user turn, or a conversation ending with one
 
@@ -47,6 +48,7 @@ class Reader(ABC):
     is_seq2seq: bool = False
     supports_grammar: bool = False
     sort_by_length: bool = True  # batch similar lengths together (padding); False keeps prompt order
+    archive: GenerationArchive | None = None  # generations kept with a study's results (``readers.archive``)
     _cache: ArtifactCache
 
     @property
@@ -85,7 +87,8 @@ class Reader(ABC):
                            **({"grammar": grammar} if grammar else {}))
 
     def generate(self, prompts: Sequence[Prompt], progress: bool = True, grammar: str | None = None) -> list[Generation]:
-        """One generation per prompt, from the cache where possible; each batch is saved when done.
+        """One generation per prompt, from the cache (or the reader's ``archive``) where possible;
+        each batch is saved when done (and appended to the archive).
 
         ``grammar`` (GBNF, llama.cpp's constraint language) constrains what may be generated; only
         readers with ``supports_grammar`` take one."""
@@ -94,8 +97,14 @@ class Reader(ABC):
                               f"use backend='llama.cpp'")
         out: dict[int, Generation] = {}
         todo = []
+        archive = self.archive if self.archive is not None else archive_from_environment()
         for i, prompt in enumerate(prompts):
-            hit = self._cache.load_json("generations", self._key(prompt, grammar))
+            key = self._key(prompt, grammar)
+            hit = self._cache.load_json("generations", key)
+            if hit is None and archive is not None:
+                hit = archive.get(key)
+                if hit is not None:  # made in an earlier session, maybe on another machine
+                    self._cache.save_json("generations", key, hit)
             if hit is not None:
                 logprobs = hit.pop("token_logprobs", None)
                 out[i] = Generation(**{**hit, "cached": True,
@@ -113,6 +122,9 @@ class Reader(ABC):
                 record = {k: v for k, v in asdict(generation).items() if k != "cached"}
                 if record["token_logprobs"] is None:
                     del record["token_logprobs"]
-                self._cache.save_json("generations", self._key(prompts[i], grammar), record)
+                key = self._key(prompts[i], grammar)
+                self._cache.save_json("generations", key, record)
+                if archive is not None:
+                    archive.append(key, record)
                 out[i] = generation
         return [out[i] for i in range(len(prompts))]

@@ -1,0 +1,68 @@
+"""The generation archive: a long reader run resumes in a later session on a fresh machine."""
+
+import json
+
+from grainlab.cache import ArtifactCache
+from grainlab.readers import Generation, Reader
+from grainlab.readers.archive import GenerationArchive, archive_from_environment
+
+
+class CountingReader(Reader):
+    model_id, backend, max_new_tokens, batch_size, context_window = "counting", "stub", 8, 2, 0
+
+    def __init__(self, cache):
+        self._cache = cache
+        self.decoded = []
+
+    @property
+    def identity(self):
+        return {"counting": 1}
+
+    @property
+    def record(self):
+        return {"id": "counting"}
+
+    def format(self, prompt):
+        return str(prompt)
+
+    def count_tokens(self, prompt):
+        return len(str(prompt).split())
+
+    def _generate_batch(self, prompts, grammar):
+        self.decoded += prompts
+        return [Generation(f"answer to {p}", 3, 2, 0.5, token_logprobs=(-0.1, -0.2)) for p in prompts]
+
+
+def test_a_fresh_machine_resumes_from_the_archive(tmp_path):
+    path = tmp_path / "results" / "generations.jsonl"
+    first = CountingReader(ArtifactCache(tmp_path / "cache-a"))
+    first.archive = GenerationArchive(path)
+    made = first.generate(["q1", "q2", "q3"], progress=False)
+    assert len(path.read_text().splitlines()) == 3
+    second = CountingReader(ArtifactCache(tmp_path / "cache-b"))  # another machine: an empty cache
+    second.archive = GenerationArchive(path)
+    again = second.generate(["q1", "q2", "q3", "q4"], progress=False)
+    assert second.decoded == ["q4"]  # only what the first session had not finished
+    assert [g.text for g in again[:3]] == [g.text for g in made] and all(g.cached for g in again[:3])
+    assert again[0].token_logprobs == (-0.1, -0.2)
+    assert len(path.read_text().splitlines()) == 4
+
+
+def test_a_torn_last_line_is_skipped(tmp_path):
+    path = tmp_path / "generations.jsonl"
+    path.write_text(json.dumps({"key": "k1", "text": "a", "prompt_tokens": 1, "new_tokens": 1, "seconds": 0.1})
+                    + "\n" + '{"key": "k2", "text": "trunc')
+    archive = GenerationArchive(path)
+    assert archive.get("k1")["text"] == "a" and archive.get("k2") is None and len(archive) == 1
+
+
+def test_notebooks_point_readers_at_their_results_folder(tmp_path, monkeypatch):
+    from grainlab.reproduce import notebook_setup
+
+    monkeypatch.setenv("GRAINLAB_RESULTS", str(tmp_path / "results"))
+    setup = notebook_setup("lost_in_the_middle", "full")
+    archive = archive_from_environment()
+    assert archive is not None and archive.path == setup.results / "generations.jsonl"
+    reader = CountingReader(ArtifactCache(tmp_path / "cache"))
+    reader.generate(["q"], progress=False)
+    assert (setup.results / "generations.jsonl").exists()
