@@ -48,6 +48,15 @@ def test_a_fresh_machine_resumes_from_the_archive(tmp_path):
     assert len(path.read_text().splitlines()) == 4
 
 
+def test_generations_cached_before_the_archive_existed_are_archived_too(tmp_path):
+    cache = ArtifactCache(tmp_path / "cache")
+    CountingReader(cache).generate(["q1"], progress=False)  # no archive yet
+    reader = CountingReader(cache)
+    reader.archive = GenerationArchive(tmp_path / "generations.jsonl")
+    (hit,) = reader.generate(["q1"], progress=False)
+    assert hit.cached and reader.decoded == [] and len(GenerationArchive(tmp_path / "generations.jsonl")) == 1
+
+
 def test_a_torn_last_line_is_skipped(tmp_path):
     path = tmp_path / "generations.jsonl"
     path.write_text(json.dumps({"key": "k1", "text": "a", "prompt_tokens": 1, "new_tokens": 1, "seconds": 0.1})

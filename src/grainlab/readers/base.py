@@ -105,6 +105,8 @@ class Reader(ABC):
                 hit = archive.get(key)
                 if hit is not None:  # made in an earlier session, maybe on another machine
                     self._cache.save_json("generations", key, hit)
+            elif hit is not None and archive is not None:
+                archive.append(key, hit)  # made earlier on this machine: the archive must hold it too
             if hit is not None:
                 logprobs = hit.pop("token_logprobs", None)
                 out[i] = Generation(**{**hit, "cached": True,
