@@ -192,6 +192,10 @@ class _SystemJob:
     key: str
     readable: str
 
+    def runs_missing(self, per_query_dir: Path, save_runs: bool) -> bool:
+        """Whether runs were asked for and this system's saved runs are not there."""
+        return save_runs and not list(per_query_dir.glob(f"{self.key[:12]}.*.run"))
+
 
 def _system_key(system: System, fingerprint: str, measure_set: MeasureSet, depth: int) -> tuple[str, str]:
     """The stored table's content key and its readable file-name part."""
@@ -241,7 +245,7 @@ def _precompute_on_ray(dataset: Dataset, jobs: list[_SystemJob], measure_set: Me
     from grainlab.distributed import connect
 
     todo = [job for job in jobs if not list(per_query_dir.glob(f"*-{job.key[:12]}.csv"))
-            or (save_runs and not list(per_query_dir.glob(f"{job.key[:12]}.*.run")))]
+            or job.runs_missing(per_query_dir, save_runs)]
     if not todo:
         return
     ray = connect(target)
@@ -311,8 +315,8 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: Sequen
             table, info, runs = _system_table(dataset, job.system, scorer, depth, indexes, fingerprint)
             return _with_saved_runs(table, info, runs if save_runs else None, per_query_dir, job)
 
-        runs_missing = save_runs and not list(per_query_dir.glob(f"{key[:12]}.*.run"))
-        table, info = stored_table(per_query_dir, key, job.readable, compute, refresh=runs_missing)
+        table, info = stored_table(per_query_dir, key, job.readable, compute,
+                                   refresh=job.runs_missing(per_query_dir, save_runs))
         table = table.assign(dataset=dataset.name, system=system.display, **dict(system.tags))
         frames.append(table)
         infos.append({"dataset": dataset.name, "system": system.display, "name": system.name, "key": key,
