@@ -65,3 +65,22 @@ def test_position_curve():
     fig = plot_position_curve(summary, {"closed-book": 0.3, "oracle": 0.8}, "t", paper=paper)
     ax = fig.axes[0]
     assert ax.get_xlabel().startswith("position") and len(ax.get_lines()) == 4
+
+
+def test_reader_curves_one_panel_per_setting_one_line_per_reader():
+    from grainlab.plots import plot_reader_curves
+
+    rows = [{"model": m, "setting": s, "gold_index": g, "position": g + 1, "accuracy": 0.5, "ci_low": 0.4,
+             "ci_high": 0.6, "n": 10}
+            for m in ("org/a", "org/b") for s, golds in (("10 documents", [0, 4, 9]), ("20 documents", [0, 9, 19]))
+            for g in golds]
+    rows += [{"model": m, "setting": "closed-book", "gold_index": -1, "position": 0, "accuracy": 0.2, "ci_low": 0.1,
+              "ci_high": 0.3, "n": 10} for m in ("org/a", "org/b")]
+    paper = pd.DataFrame({"setting": ["10 documents"] * 3, "position": [1, 5, 10], "accuracy": [0.768, 0.612, 0.624]})
+    fig = plot_reader_curves(pd.DataFrame(rows), "t", paper=paper, paper_label="paper · GPT-3.5-Turbo")
+    left, right = fig.axes[:2]
+    assert [ax.get_title() for ax in (left, right)] == ["10 documents", "20 documents"]
+    # two readers' curves + their closed-book lines (+ the paper's curve on the left panel only)
+    assert len(left.get_lines()) == 5 and len(right.get_lines()) == 4
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert labels == ["a (n=10)", "b (n=10)", "paper · GPT-3.5-Turbo"]

@@ -184,3 +184,46 @@ def plot_position_curve(summary: pd.DataFrame, baselines: dict[str, float], titl
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def plot_reader_curves(summary: pd.DataFrame, title: str, paper: pd.DataFrame | None = None,
+                       paper_label: str = "paper", ylabel: str = "accuracy (best_subspan_em)"):
+    """One panel per setting (``10 documents``, ``20 documents``): accuracy against the gold
+    passage's 1-based position, a line with its 95% CI band per reader (``model``, n in the
+    legend), the reader's closed-book accuracy as a dotted line of its colour, and ``paper``
+    (``setting, position, accuracy``) as grey squares. ``summary`` is ``accuracy_by_position``'s
+    table for several readers."""
+    import matplotlib.pyplot as plt
+
+    curves = summary[summary["gold_index"] >= 0]
+    settings = [s for s in curves["setting"].unique() if s != "oracle"]
+    closed = summary[summary["setting"] == "closed-book"].set_index("model")["accuracy"]
+    fig, axes = plt.subplots(1, len(settings), figsize=(4.4 * len(settings) + 2.2, 3.8), squeeze=False, sharey=True)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, setting in zip(axes[0], settings):
+        for number, (model, group) in enumerate(curves[curves["setting"] == setting].groupby("model", sort=False)):
+            group, colour = group.sort_values("position"), colours[number % len(colours)]
+            ax.plot(group["position"], group["accuracy"], marker="o", color=colour,
+                    label=f"{model.split('/')[-1]} (n={int(group['n'].max())})")
+            ax.fill_between(group["position"], group["ci_low"], group["ci_high"], color=colour, alpha=0.15)
+            if model in closed:
+                ax.axhline(closed[model], linestyle=":", color=colour, linewidth=1)
+        if paper is not None:
+            own = paper[paper["setting"] == setting].sort_values("position")
+            if not own.empty:
+                ax.plot(own["position"], own["accuracy"], marker="s", linestyle="--", color="grey",
+                        label=paper_label)
+        ax.set_title(setting, fontsize=10)
+        ax.set_xlabel("position of the gold passage (1 = first)")
+        ax.set_xticks(sorted(curves.loc[curves["setting"] == setting, "position"].unique()))
+        ax.set_ylim(-0.02, 1.02)
+    axes[0][0].set_ylabel(ylabel)
+    handles, labels = {}, []
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
+               title="reader (dotted: its closed-book)", title_fontsize=8, frameon=False)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig

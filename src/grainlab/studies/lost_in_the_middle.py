@@ -12,7 +12,7 @@ import pandas as pd
 
 from grainlab.data.lost_in_the_middle import KVExample, MultiDocExample
 from grainlab.evaluation.answers import best_subspan_em, first_line, kv_accuracy
-from grainlab.evaluation.significance import bootstrap_ci
+from grainlab.evaluation.significance import bootstrap_ci, holm, paired_comparison
 from grainlab.readers.base import Reader
 from grainlab.readers.prompts import closedbook_prompt, kv_prompt, qa_prompt
 from grainlab.studies.report import Report
@@ -73,21 +73,89 @@ def kv_position_runs(examples: Sequence[KVExample], reader: Reader, golds: Seque
 
 
 def accuracy_by_position(runs: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """Mean accuracy per setting × gold position with a percentile bootstrap 95% CI over questions
-    (``position`` is 1-based, as the paper plots it)."""
+    """Mean accuracy per reader × setting × gold position with a percentile bootstrap 95% CI over
+    questions (``position`` is 1-based, as the paper plots it)."""
+    keys = ["model", "setting", "gold_index"] if "model" in runs else ["setting", "gold_index"]
     rows = []
-    for (setting, gold), group in runs.groupby(["setting", "gold_index"], sort=False):
+    for key, group in runs.groupby(keys, sort=False):
+        named = dict(zip(keys, key))
         values = group["correct"].to_numpy(dtype=float)
         low, high = bootstrap_ci(values, n_resamples=n_resamples, seed=seed)
-        rows.append({"setting": setting, "gold_index": gold, "position": gold + 1, "accuracy": values.mean(),
+        rows.append({**named, "position": named["gold_index"] + 1, "accuracy": values.mean(),
                      "ci_low": low, "ci_high": high,
                      "n": len(values), "mean_prompt_tokens": group["prompt_tokens"].mean()})
     return pd.DataFrame(rows)
 
 
-def report(summary: pd.DataFrame, kv_summary: pd.DataFrame, note: str) -> Report:
+def middle_index(n_docs: int, golds: Sequence[int]) -> int:
+    """The tested gold index nearest the centre of ``n_docs`` positions (the lower one on a tie):
+    position 5 of 10, position 10 of 20 — where the paper's curves bottom out."""
+    centre = (n_docs - 1) / 2
+    return min(sorted(golds), key=lambda gold: abs(gold - centre))
+
+
+def position_contrasts(runs: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """The U tested: per reader × setting with at least three gold positions, paired differences
+    first − middle and last − middle over the questions answered at every position (bootstrap 95%
+    CI, paired randomization test; Holm over each reader's contrasts). ``shape`` names what the
+    significant contrasts show: ``U`` (both positive), ``primacy`` / ``recency`` (one), ``flat``."""
+    rows = []
+    positional = runs[runs["gold_index"] >= 0]
+    for (model, setting), group in positional.groupby(["model", "setting"], sort=False):
+        golds = sorted(group["gold_index"].unique())
+        if len(golds) < 3:
+            continue
+        middle = middle_index(int(group["n_docs"].iloc[0]), golds)
+        table = group.pivot_table(index="qid", columns="gold_index", values="correct", aggfunc="first").dropna()
+        per_query = table.stack().rename("value").reset_index().rename(columns={"gold_index": "system"})
+        per_query = per_query.assign(measure="accuracy", system=per_query["system"].astype(int))
+        pairs = [(golds[0], middle), (golds[-1], middle)]
+        tested = paired_comparison(per_query, pairs, "accuracy", n_resamples=n_resamples, seed=seed)
+        for contrast, row in zip(("first − middle", "last − middle"), tested.itertuples()):
+            rows.append({"model": model, "setting": setting, "contrast": contrast, "position": row.system + 1,
+                         "middle_position": middle + 1, "n": len(table), "accuracy": row.mean,
+                         "middle_accuracy": row.baseline_mean, "delta": row.delta, "ci_low": row.ci_low,
+                         "ci_high": row.ci_high, "wins": row.wins, "ties": row.ties, "losses": row.losses,
+                         "p_randomization": row.p_randomization})
+    result = pd.DataFrame(rows)
+    if result.empty:
+        return result
+    result["p_holm"] = result.groupby("model", sort=False)["p_randomization"].transform(lambda p: holm(p.tolist()))
+    return result
+
+
+def curve_shape(contrasts: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
+    """Per reader × setting, the curve's shape from ``position_contrasts``: ``U`` when first and
+    last both beat the middle significantly (Holm), ``primacy`` or ``recency`` when one does,
+    ``inverted`` when the middle significantly beats an end, else ``flat``."""
+    rows = []
+    for (model, setting), group in contrasts.groupby(["model", "setting"], sort=False):
+        up = {c.split(" ")[0]: bool(p < alpha and d > 0) for c, p, d in zip(group["contrast"], group["p_holm"], group["delta"])}
+        down = any((group["p_holm"] < alpha) & (group["delta"] < 0))
+        shape = ("U" if up["first"] and up["last"] else "primacy" if up["first"] else
+                 "recency" if up["last"] else "inverted" if down else "flat")
+        rows.append({"model": model, "setting": setting, "shape": shape, "n": int(group["n"].iloc[0])})
+    return pd.DataFrame(rows)
+
+
+def paper_contrasts() -> pd.DataFrame:
+    """The paper's first − middle and last − middle differences (GPT-3.5-Turbo), per setting."""
+    rows = []
+    for setting, group in PAPER_QA.groupby("setting", sort=False):
+        by_position = group.set_index("position")["accuracy"]
+        positions_tested = sorted(by_position.index)
+        n_docs = int(setting.split()[0])
+        middle = middle_index(n_docs, [p - 1 for p in positions_tested]) + 1
+        for contrast, position in (("first − middle", positions_tested[0]), ("last − middle", positions_tested[-1])):
+            rows.append({"setting": setting, "contrast": contrast, "paper": by_position[position] - by_position[middle]})
+    return pd.DataFrame(rows)
+
+
+def report(summary: pd.DataFrame, kv_summary: pd.DataFrame, note: str,
+           contrasts: pd.DataFrame | None = None) -> Report:
     """Accuracy by the gold document's position beside the paper's (with 95% intervals), the
-    closed-book and oracle baselines, and our key–value curve (``accuracy_by_position`` tables)."""
+    closed-book and oracle baselines, our key–value curve (``accuracy_by_position`` tables), and
+    the paired first/last − middle tests (``position_contrasts``) beside the paper's differences."""
     rows = []
     paper = PAPER_QA.set_index(["setting", "position"])["accuracy"]
     for r in summary.itertuples():
@@ -99,6 +167,13 @@ def report(summary: pd.DataFrame, kv_summary: pd.DataFrame, note: str) -> Report
             claim = "accuracy is highest with the gold document first or last, lowest in the middle (U-curve)"
         rows.append({"claim": claim, "setting": r.setting, "position": r.position,
                      "paper": paper_value, "ours": r.accuracy, "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n})
+    if contrasts is not None and not contrasts.empty:
+        paper_delta = paper_contrasts().set_index(["setting", "contrast"])["paper"]
+        for r in contrasts.itertuples():
+            rows.append({"claim": f"{r.contrast.split()[0]} position beats the middle (paired, Holm)",
+                         "setting": r.setting, "position": f"{r.position} vs {r.middle_position}",
+                         "paper": paper_delta.get((r.setting, r.contrast)), "ours": r.delta,
+                         "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n, "p_holm": r.p_holm})
     for r in kv_summary.itertuples():
         rows.append({"claim": "key–value retrieval by the key's position (paper: 140 keys, MPT-30B)",
                      "setting": r.setting, "position": r.position, "paper": None, "ours": r.accuracy,
