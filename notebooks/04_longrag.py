@@ -26,15 +26,19 @@
 # **Deviations**: a corpus of thousands, not millions, of units, and every question's gold passage
 # is in it (recall is far easier than on full Wikipedia); no hyperlinks offline, so the grouping
 # graph links each document to its 5 nearest documents by BM25 (title + opening words as the query),
-# made undirected; retrievers are BM25 and all-MiniLM-L6-v2 (the paper: bge-large with MaxP).
-# Reader: Qwen2.5-Coder-0.5B-Instruct (Q4_K_M GGUF on llama.cpp, 8K window) with the official NQ
-# prompt and the extract-short-answer step, over the top units that fit a budget of `READER_TOKENS`
-# cl100k tokens (quick 1,000, full 4,000, so a whole group fits: a 2-core CPU reads ~4K-token
-# prompts in ~20 s, 30K-token contexts not at all) — the paper gives GPT-4o ~30K tokens (4 grouped
-# units). The short-answer demonstrations are ours (the paper's come from NQ train). So small a
-# reader's EM is low; read the comparison between units and the answer-in-context rate, not the
-# level. The committed full-profile results were made with SmolLM2-135M-Instruct (transformers,
-# 2,000-token budget) before this reader existed; their manifest says so.
+# made undirected; retrievers are BM25 and all-MiniLM-L6-v2 (the paper: bge-large with MaxP), and
+# in the full profile the long-context nomic-embed-text-v1.5 (f16 GGUF on llama.cpp, 2,048-token
+# context) reading documents and groups whole up to its context (`LONG_DENSE`), beside MaxP and
+# MiniLM's first 512 tokens.
+# Readers (`READERS`: model → questions): Qwen2.5-Coder-0.5B-Instruct and, on the first half of
+# those questions, Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF on llama.cpp, 8K window) with the
+# official NQ prompt and the extract-short-answer step, over the top units that fit a budget of
+# `READER_TOKENS` cl100k tokens (quick 1,000, full 4,000, so a whole group fits: a 2-core CPU reads
+# ~4K-token prompts in ~20 s with the 0.5B, ~50 s with the 1.5B, 30K-token contexts not at all) —
+# the paper gives GPT-4o ~30K tokens (4 grouped units). The short-answer demonstrations are ours
+# (the paper's come from NQ train). Readers this small have low EM; read the comparison between
+# units and the answer-in-context rate, not the level. Each reader records token log-probabilities,
+# so its confidence in right and wrong answers is reported too.
 
 # %% tags=["parameters"]
 PROFILE = "quick"
@@ -48,12 +52,13 @@ KS = [1, 2, 4, 5, 8, 10, 20, 100, 200]
 QUICK_QUESTIONS = 200
 QUICK_NQ_PASSAGES = 1000
 QUICK_SQUAD_ARTICLES = 5
-READER = "Qwen/Qwen2.5-Coder-0.5B-Instruct"
+LONG_DENSE = "dense(model=nomic-ai/nomic-embed-text-v1.5)"
+QUICK_LONG_DENSE = ""
+READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 60, "Qwen/Qwen2.5-Coder-1.5B-Instruct": 30}
+QUICK_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 6}
 BACKEND = "auto"
 READER_TOKENS = 4000
 QUICK_READER_TOKENS = 1000
-READER_QUESTIONS = 40
-QUICK_READER_QUESTIONS = 6
 SEED = 0
 N_RESAMPLES = 10000
 
@@ -67,10 +72,11 @@ from IPython.display import Markdown, display
 from grainlab.data import load_dataset, sample_dataset
 from grainlab.experiments import System, means_with_ci, rank, run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
-from grainlab.readers import get_reader
+from grainlab.readers import choose_backend, get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import longrag as study
 from grainlab.studies.longrag import (
+    confidence_table,
     document_corpus,
     grouped_corpus,
     long_reader_runs,
@@ -101,7 +107,8 @@ print(f"{len(pool.queries)} NQ-open questions over {len(pool.corpus)} source pas
 # %%
 aggregates = []
 for unit, data in units.items():
-    result = run_experiment(data, study.systems(unit, DENSE, PIECES), study.measures(KS),
+    long_dense = QUICK_LONG_DENSE if QUICK else LONG_DENSE
+    result = run_experiment(data, study.systems(unit, DENSE, PIECES, long_dense), study.measures(KS),
                             name=f"longrag/{PROFILE}/{unit.replace(' ', '_')}", n_resamples=N_RESAMPLES, seed=SEED)
     aggregates.append(result.aggregate.assign(corpus_size=len(data.corpus)))
 table = study.recall_table(pd.concat(aggregates, ignore_index=True))
@@ -128,39 +135,55 @@ display(study.PAPER_NQ_RECALL.merge(table[table["retriever"].isin(["MiniLM", "Mi
 #
 # Each unit type's MiniLM ranking (MaxP for documents and groups) fills the same token budget;
 # the long answer is reduced to a short one by the extraction step when it has more than 5 words.
+# Every reader reads the first questions of one shuffled order, so the smaller sets are nested.
 
 # %%
-reader = get_reader(READER, BACKEND, max_new_tokens=48)
 budget = QUICK_READER_TOKENS if QUICK else READER_TOKENS
 question_ids = sorted(pool.queries)
 random.Random(SEED).shuffle(question_ids)
-question_ids = question_ids[: QUICK_READER_QUESTIONS if QUICK else READER_QUESTIONS]
 ranked = {}
 for unit, data in units.items():
     system = System(DENSE, "none" if unit == "passages" else PIECES, "max")  # ranks unit ids
     ranked[unit] = (data, rank(data, system, k=60)[0])
-reader_rows = long_reader_runs(ranked, reader, question_ids, budget)
+runs = []
+for model, n_questions in (QUICK_READERS if QUICK else READERS).items():
+    logprobs = {"logprobs": True} if choose_backend(model, BACKEND) == "llama.cpp" else {}  # llama.cpp records them
+    reader = get_reader(model, BACKEND, max_new_tokens=48, **logprobs)
+    print(f"reader {model} on {reader.backend}: {reader.record}")
+    runs.append(long_reader_runs(ranked, reader, question_ids[:n_questions], budget))
+reader_rows = pd.concat(runs, ignore_index=True)
 reader_rows.to_csv(RESULTS / "reader_runs.csv", index=False)
-reader_table = means_with_ci(reader_rows, "setting", ["em", "answer_in_long", "context_has_answer"],
+reader_table = means_with_ci(reader_rows, ["model", "setting"], ["em", "answer_in_long", "context_has_answer"],
                              N_RESAMPLES, SEED)
-reader_table.insert(2, "budget tokens", [0 if s == "closed-book" else budget for s in reader_table["setting"]])
-by_setting = reader_rows.groupby("setting", sort=False)
+reader_table.insert(3, "budget tokens", [0 if s == "closed-book" else budget for s in reader_table["setting"]])
+by_setting = reader_rows.groupby(["model", "setting"], sort=False)
 reader_table["extracted share"] = by_setting["extracted"].mean().to_numpy()
 reader_table["mean prompt tokens"] = by_setting["prompt_tokens"].mean().to_numpy()
 reader_table.to_csv(RESULTS / "reader_em.csv", index=False)
 display(reader_table.round(3))
-display(reader_rows[["setting", "long_answer", "short_answer", "answers", "em"]].head(8))
-fig = plot_bars(reader_rows.melt(id_vars=["setting"], value_vars=["em", "answer_in_long", "context_has_answer"],
-                                 var_name="measure"), "setting", "value", "measure", "share of questions",
-                f"LongRAG reader {READER.split('/')[-1]}, {budget}-token budget ({PROFILE}, n={len(question_ids)})")
-save_figure(fig, "longrag_reader", FIGURES)
+display(reader_rows[["model", "setting", "long_answer", "short_answer", "answers", "em"]].head(8))
+for model, rows in reader_rows.groupby("model", sort=False):
+    fig = plot_bars(rows.melt(id_vars=["setting"], value_vars=["em", "answer_in_long", "context_has_answer"],
+                              var_name="measure"), "setting", "value", "measure", "share of questions",
+                    f"LongRAG reader {model.split('/')[-1]}, {budget}-token budget ({PROFILE}, n={rows['qid'].nunique()})")
+    save_figure(fig, f"longrag_reader_{model.split('/')[-1]}", FIGURES)
+
+# %% [markdown]
+# How sure is each reader? Its geometric-mean token probability over the long answer, for right
+# and wrong answers; AUROC 0.5 means its confidence says nothing about correctness.
+
+# %%
+confidence = confidence_table(reader_rows)
+confidence.to_csv(RESULTS / "reader_confidence.csv", index=False)
+display(confidence.round(3))
 
 # %%
 note = (f"Profile **{PROFILE}**. {len(pool.queries)} NQ-open questions; corpus = NQ-open oracle gold passages + "
         f"{len(squad.corpus)} SQuAD dev paragraphs; dense = all-MiniLM-L6-v2 with MaxP over 512-token pieces "
         f"(paper: bge-large, 22M/3M/600K units of full Wikipedia). Grouping graph: BM25 {NEIGHBOURS}-nearest "
-        f"documents (no hyperlinks offline). Reader {READER.split('/')[-1]} over the top units within {budget} "
-        f"cl100k tokens, n={len(question_ids)} (paper: GPT-4o over ~30K tokens).")
+        f"documents (no hyperlinks offline). Readers "
+        + ", ".join(f"{m.split('/')[-1]} (n={g['qid'].nunique()})" for m, g in reader_rows.groupby("model", sort=False))
+        + f" over the top units within {budget} cl100k tokens (paper: GPT-4o over ~30K tokens).")
 report = study.report(table, reader_table, note)
 report.save(RESULTS)
 display(Markdown(report.markdown()))

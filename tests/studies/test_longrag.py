@@ -43,6 +43,7 @@ class EchoReader:
     """A stand-in reader: the long answer repeats a fixed text; the extraction step answers 'Berlin'."""
 
     response_prefix = ""
+    model_id = "test/echo"
 
     def __init__(self, long_text):
         self.long_text, self.prompts = long_text, []

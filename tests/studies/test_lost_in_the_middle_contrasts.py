@@ -60,3 +60,10 @@ def test_report_sets_the_paper_difference_beside_ours():
     first = rows[rows["position"] == "1 vs 10"].iloc[0]
     assert first["paper"] == pytest.approx(paper[("20 documents", "first − middle")]) == pytest.approx(0.758 - 0.538)
     assert first["ours"] == 1.0 and first["p_holm"] < 0.01
+
+
+def test_two_positions_give_no_contrast_and_no_shape():
+    runs = _runs("m", 10, {0: [1, 0], 9: [0, 1]})
+    contrasts = position_contrasts(runs, n_resamples=100)
+    assert contrasts.empty and "p_holm" in contrasts.columns
+    assert curve_shape(contrasts).empty

@@ -37,11 +37,24 @@ def test_longrag_recall_table_and_report():
     table = longrag.recall_table(aggregate)
     assert table.to_dict("records")[0] == {"unit": "documents", "retriever": "MiniLM · MaxP", "corpus size": 10,
                                            "units retrieved": 1, "avg tokens": 800.0, "answer recall": 0.5}
-    reader = pd.DataFrame([{"setting": "documents", "em": 0.25, "answer_in_long": 0.5, "context_has_answer": 0.75}])
+    reader = pd.DataFrame([{"model": "Qwen/Qwen2.5-Coder-0.5B-Instruct", "setting": "documents", "n": 4, "em": 0.25,
+                            "em_low": 0.0, "em_high": 0.75, "answer_in_long": 0.5, "context_has_answer": 0.75}])
     rows = longrag.report(table, reader, "note").rows
     at1 = rows[(rows["unit"] == "documents") & (rows["units retrieved"] == 1)].iloc[0]
     assert at1["paper"] == 69.45 and at1["ours"] == 50.0
-    assert rows.iloc[-1]["ours"] == 25.0
+    last = rows.iloc[-1]
+    assert last["ours"] == 25.0 and last["95% CI"] == "0.0–75.0" and last["reader"] == "Qwen2.5-Coder-0.5B-Instruct"
+
+
+def test_longrag_confidence_separates_right_from_wrong_answers():
+    assert longrag.confidence([0.0, 0.0]) == 1.0 and pd.isna(longrag.confidence(None))
+    assert longrag.confidence([-1.0, -3.0]) == pytest.approx(2.718281828 ** -2)
+    rows = pd.DataFrame({"model": "m", "setting": "documents", "em": [1, 1, 0, 0, 0],
+                         "confidence": [0.9, 0.8, 0.85, 0.3, float("nan")]})
+    table = longrag.confidence_table(rows).iloc[0]
+    assert table["n"] == 4 and table["right"] == 2
+    assert table["confidence when right"] == pytest.approx(0.85) and table["confidence when wrong"] == pytest.approx(0.575)
+    assert table["AUROC"] == pytest.approx(3 / 4)  # of the 4 right–wrong pairs, 3 rank the right answer higher
 
 
 def test_lost_in_the_middle_report_pairs_positions_with_the_paper():

@@ -9,10 +9,13 @@ undirected. Every corpus keeps the questions and answers, so answer recall is co
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
+from scipy import stats
 from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache
@@ -137,7 +140,9 @@ def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[t
     """LongRAG's reader on each setting's top units within the budget: a long answer (first line,
     after an ``answer:`` label as the official post-processing does), then — when it has more than
     ``extract_over_words`` words — the extraction step for a short answer. One row
-    per question × setting: EM of the short answer, answer-in-long-answer, answer-in-context."""
+    per question × setting: EM of the short answer, answer-in-long-answer, answer-in-context, and
+    ``confidence`` — the reader's geometric-mean token probability of its long answer, when the
+    reader records log-probabilities (else NaN)."""
     any_units = next(iter(units_by_setting.values()))[0]
     jobs, prompts = [], []
     for qid in question_ids:
@@ -158,24 +163,47 @@ def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[t
     rows = []
     for i, (job, generation) in enumerate(zip(jobs, long)):
         short = after_answer_label(first_line(extracted[i].text)) if i in extracted else answers[i]
-        rows.append({"qid": job["qid"], "setting": job["setting"], "long_answer": generation.text,
+        rows.append({"model": reader.model_id, "qid": job["qid"], "setting": job["setting"],
+                     "long_answer": generation.text,
                      "short_answer": short, "extracted": i in extracted,
                      "em": exact_match(short, job["answers"]),
                      "answer_in_long": best_subspan_em(generation.text, job["answers"]),
-                     "context_has_answer": job["context_has_answer"], "prompt_tokens": generation.prompt_tokens,
+                     "context_has_answer": job["context_has_answer"], "confidence": confidence(generation.token_logprobs),
+                     "prompt_tokens": generation.prompt_tokens,
                      "seconds": generation.seconds + (extracted[i].seconds if i in extracted else 0.0),
                      "answers": "|".join(job["answers"])})
     return pd.DataFrame(rows)
 
 
-def systems(unit: str, dense: str, pieces: str) -> list[System]:
-    """BM25 and the dense encoder over one unit type; long units also by their best piece (MaxP)
-    and by their first window (tags ``unit``, ``retriever_label``)."""
+def confidence(token_logprobs: Sequence[float] | None) -> float:
+    """exp(mean token log-probability): the reader's per-token confidence in what it wrote."""
+    return math.exp(sum(token_logprobs) / len(token_logprobs)) if token_logprobs else float("nan")
+
+
+def confidence_table(reader_rows: pd.DataFrame) -> pd.DataFrame:
+    """Per reader × setting: mean confidence of right (EM 1) and wrong answers, and the AUROC of
+    confidence for telling them apart (Mann–Whitney U / n₁n₀; 0.5 = no signal)."""
+    rows = []
+    for (model, setting), group in reader_rows.dropna(subset=["confidence"]).groupby(["model", "setting"], sort=False):
+        right, wrong = group.loc[group["em"] == 1, "confidence"], group.loc[group["em"] == 0, "confidence"]
+        auroc = (stats.mannwhitneyu(right, wrong).statistic / (len(right) * len(wrong))
+                 if len(right) and len(wrong) else np.nan)
+        rows.append({"model": model, "setting": setting, "n": len(group), "right": len(right),
+                     "confidence when right": right.mean(), "confidence when wrong": wrong.mean(), "AUROC": auroc})
+    return pd.DataFrame(rows)
+
+
+def systems(unit: str, dense: str, pieces: str, long_dense: str = "", long_label: str = "nomic") -> list[System]:
+    """BM25 and the dense encoder over one unit type; long units also by their best piece (MaxP),
+    by their first window, and — with ``long_dense``, a long-context encoder — by their whole text
+    up to its context (tags ``unit``, ``retriever_label``)."""
     specs = [("BM25", "bm25", "none", None)]
     if unit == "passages":
         specs.append(("MiniLM", dense, "none", None))
     else:
         specs += [("MiniLM · MaxP", dense, pieces, "max"), ("MiniLM · first 512 tokens", dense, "none", None)]
+        if long_dense:
+            specs.append((f"{long_label} · whole unit (≤ its context)", long_dense, "none", None))
     return [System(retriever, chunker, aggregate, label=label, tags={"unit": unit, "retriever_label": label})
             for label, retriever, chunker, aggregate in specs]
 
@@ -209,7 +237,9 @@ def report(table: pd.DataFrame, reader_table: pd.DataFrame, note: str) -> Report
              "avg tokens": r["avg tokens"]} for _, r in side.iterrows()]
     paper_em = f"EM {PAPER_NQ_READER_EM['EM']} ({PAPER_NQ_READER_EM['reader']}, {PAPER_NQ_READER_EM['units']})"
     rows += [{"claim": "a long-context reader over long units answers well (EM, %)", "unit": r["setting"],
+              "reader": str(r.get("model", "")).split("/")[-1], "n": r["n"],
               "paper": paper_em, "ours": round(100 * r["em"], 1),
+              "95% CI": f"{100 * r['em_low']:.1f}–{100 * r['em_high']:.1f}",
               "answer in long answer (%)": round(100 * r["answer_in_long"], 1),
               "answer in context (%)": round(100 * r["context_has_answer"], 1)} for _, r in reader_table.iterrows()]
     return Report("LongRAG long retrieval units", pd.DataFrame(rows), note, floatfmt=".2f")

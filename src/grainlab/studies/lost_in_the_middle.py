@@ -94,6 +94,10 @@ def middle_index(n_docs: int, golds: Sequence[int]) -> int:
     return min(sorted(golds), key=lambda gold: abs(gold - centre))
 
 
+CONTRAST_COLUMNS = ["model", "setting", "contrast", "position", "middle_position", "n", "accuracy", "middle_accuracy",
+                    "delta", "ci_low", "ci_high", "wins", "ties", "losses", "p_randomization", "p_holm"]
+
+
 def position_contrasts(runs: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """The U tested: per reader × setting with at least three gold positions, paired differences
     first − middle and last − middle over the questions answered at every position (bootstrap 95%
@@ -117,7 +121,7 @@ def position_contrasts(runs: pd.DataFrame, n_resamples: int = 10_000, seed: int 
                          "middle_accuracy": row.baseline_mean, "delta": row.delta, "ci_low": row.ci_low,
                          "ci_high": row.ci_high, "wins": row.wins, "ties": row.ties, "losses": row.losses,
                          "p_randomization": row.p_randomization})
-    result = pd.DataFrame(rows)
+    result = pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
     if result.empty:
         return result
     result["p_holm"] = result.groupby("model", sort=False)["p_randomization"].transform(lambda p: holm(p.tolist()))
@@ -135,7 +139,7 @@ def curve_shape(contrasts: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
         shape = ("U" if up["first"] and up["last"] else "primacy" if up["first"] else
                  "recency" if up["last"] else "inverted" if down else "flat")
         rows.append({"model": model, "setting": setting, "shape": shape, "n": int(group["n"].iloc[0])})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["model", "setting", "shape", "n"])
 
 
 def paper_contrasts() -> pd.DataFrame:
