@@ -44,6 +44,8 @@ def test_reader_runs_score_exact_match_and_answer_in_prediction():
     from grainlab.readers import Generation
 
     class Reader:
+        model_id = "test/reader"
+
         def generate(self, prompts, progress=True):
             return [Generation("Santa Clara" if "Document [1]" in p else "in California, Santa Clara", 10, 2, 0.1)
                     for p in prompts]

@@ -95,7 +95,7 @@ def reader_runs(dataset: Dataset, reader: Reader,
             prompts.append(closedbook_prompt(question))
     rows = []
     for (qid, setting, answers), generation in zip(jobs, reader.generate(prompts)):
-        rows.append({"qid": qid, **setting, "prediction": generation.text,
+        rows.append({"model": reader.model_id, "qid": qid, **setting, "prediction": generation.text,
                      "em": exact_match(generation.text, answers),
                      "answer_in_prediction": best_subspan_em(generation.text, answers),
                      "prompt_tokens": generation.prompt_tokens, "seconds": generation.seconds,
@@ -126,7 +126,10 @@ def report(recall: pd.DataFrame, significance: pd.DataFrame, stats: Mapping[str,
         rows.append({"claim": "propositionizer output", "retriever": "", "unit": name.replace("_", " "),
                      "paper": value, "ours": round(float(stats[name]), 2)})
     for row in em.itertuples():
+        reader = str(getattr(row, "model", "")).split("/")[-1]
         rows.append({"claim": "reader exact match over the first l tokens of retrieved units (EM@l)",
                      "retriever": row.retriever_label, "unit": f"{row.unit} · l={row.l}", "paper": "",
-                     "ours": round(float(row.em), 3)})
+                     "ours": round(float(row.em), 3), "reader": reader, "n": row.n,
+                     "95% CI": f"{row.em_low:.3f}–{row.em_high:.3f}",
+                     "answer in prediction": round(float(row.answer_in_prediction), 3)})
     return Report("Dense X: passage vs sentence vs proposition units", pd.DataFrame(rows), note)
