@@ -1,3 +1,5 @@
+import pytest
+
 from grainlab.data import Dataset, Document, stitch_documents
 
 
@@ -42,3 +44,24 @@ def test_a_document_of_exactly_min_chars_closes_its_group():
     stitched = stitch_documents(data, min_chars=22)
     assert [len(d.text) for d in stitched.corpus.values()] == [22, 22]
     assert [len(d.text) for d in stitch_documents(data, min_chars=23).corpus.values()] == [46]
+
+
+def test_articles_join_their_own_paragraphs_only():
+    from grainlab.data import join_articles
+    from grainlab.errors import ConfigError
+
+    texts = ["Paris is in France.", "The Seine flows through Paris.", "Berlin is in Germany.", "Berlin has a zoo."]
+    data = make(texts, [("p1", ["Seine"]), ("p3", ["zoo"]), ("p0", ["Paris"])])
+    data.corpus = {d: Document(d, doc.text, t) for (d, doc), t in zip(data.corpus.items(), ["Paris", "Paris", "Berlin", "Berlin"])}
+    data.info["article_of"] = {"p0": 0, "p1": 0, "p2": 1, "p3": 1}
+    joined = join_articles(data)
+    assert [d.text for d in joined.corpus.values()] == ["Paris is in France.\n\nThe Seine flows through Paris.",
+                                                        "Berlin is in Germany.\n\nBerlin has a zoo."]
+    assert [d.title for d in joined.corpus.values()] == ["Paris", "Berlin"]
+    assert joined.qrels == {"q0": {"toy-articles-0": 1}, "q1": {"toy-articles-1": 1}}  # "Paris" occurs twice: dropped
+    for doc_id, spans in joined.info["segments"].items():
+        for source, start, end in spans:
+            assert joined.corpus[doc_id].text[start:end] == data.corpus[source].text
+    data.info.pop("article_of")
+    with pytest.raises(ConfigError, match="article"):
+        join_articles(data)

@@ -12,14 +12,14 @@ from grainlab.data.locate import ensure_local, local_path
 from grainlab.data.qa_formats import load_nq_oracle, load_squad_format
 from grainlab.data.registry import REGISTRY, DatasetSpec, get_spec
 from grainlab.data.sample import sample_dataset
-from grainlab.data.stitch import stitch_documents
+from grainlab.data.stitch import join_articles, stitch_documents
 from grainlab.data.types import Dataset, Document
 from grainlab.data.validate import check_dataset, check_release
 from grainlab.errors import ConfigError
 
 __all__ = [
     "Dataset", "DatasetSpec", "Document", "REGISTRY", "available", "document_text", "get_spec",
-    "load_dataset", "sample_dataset", "stitch_documents",
+    "join_articles", "load_dataset", "sample_dataset", "stitch_documents",
 ]
 
 
@@ -28,13 +28,16 @@ def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str 
     """Load a registered dataset from the mirror, the download cache, or its official URL.
 
     ``name`` may end in ``_stitched`` (e.g. ``squad_dev_stitched``) for Bhat et al.'s
-    ≥50,000-character stitched documents. Every dataset is checked on load (files line by line,
+    ≥50,000-character stitched documents, or in ``_articles`` (``squad_dev_articles``) for one
+    document per article. Every dataset is checked on load (files line by line,
     then nothing empty and every judgment naming a known query and document); a registered one
     is also compared with the releases the registry knows (counts and checksums), unless
     ``verify_release=False`` (or ``$GRAINLAB_VERIFY_RELEASES=0``, for home-made test folders).
     """
     if name.endswith("_stitched"):
         return stitch_documents(load_dataset(name[: -len("_stitched")], mirror, split, allow_download, verify_release))
+    if name.endswith("_articles"):
+        return join_articles(load_dataset(name[: -len("_articles")], mirror, split, allow_download, verify_release))
     spec = get_spec(name)
     if spec.kind not in ("beir", "squad", "nq_oracle", "chroma_eval"):
         raise ConfigError(f"{name} is a Lost-in-the-Middle file, not a retrieval dataset: read it with "

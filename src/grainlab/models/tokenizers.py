@@ -57,15 +57,23 @@ class TiktokenTokenizer:
 
 
 class HFTokenizer:
-    """A Hugging Face fast tokenizer named by model id (resolved offline when needed)."""
+    """A Hugging Face fast tokenizer named by model id (resolved offline when needed; a GGUF
+    embedder's is rebuilt from its GGUF file)."""
 
     def __init__(self, model_id: str) -> None:
-        from transformers import AutoTokenizer
-
-        from grainlab.models.resolve import resolve_model
+        from grainlab.models.llama_encoder import gguf_tokenizer, is_gguf_embedder
 
         self.name = model_id
-        fast = AutoTokenizer.from_pretrained(str(resolve_model(model_id).path))
+        if is_gguf_embedder(model_id):
+            from grainlab.models.gguf import gguf_file
+
+            fast = gguf_tokenizer(gguf_file(model_id), max_length=1_000_000)
+        else:
+            from transformers import AutoTokenizer
+
+            from grainlab.models.resolve import resolve_model
+
+            fast = AutoTokenizer.from_pretrained(str(resolve_model(model_id).path))
         self._backend = copy.deepcopy(fast.backend_tokenizer)
         self._backend.no_truncation()
         self._backend.no_padding()
