@@ -23,7 +23,8 @@ SETUP = ("fixed token chunks 64/128/256/512/1024, no overlap; short documents st
          "≥50,000 characters; Recall@1..5 with a hit = answer string inside the retrieved chunk "
          "(secondary transcription)")
 CLAIM_BY_DATASET = {"squad_dev_stitched": "64–128 tokens best (factoid answers)",
-                    "covid_qa_stitched": "512–1024 tokens best (broader context)"}
+                    "covid_qa_stitched": "512–1024 tokens best (broader context)",
+                    "nq_open_oracle_stitched": "64–128 tokens best (factoid answers)"}
 NOT_IN_PAPER = "not in the paper (document-level retrieval benchmark)"
 
 
@@ -62,3 +63,27 @@ def report(aggregate: pd.DataFrame, primary: Mapping[str, str], gates: pd.DataFr
     gates_md = markdown_table(gates[["retriever", "measure", "ours", "expected", "tolerance", "pass"]])
     return Report("Chunk size (Bhat et al. 2025)", pd.DataFrame(rows),
                   note + "\n\nSciFact whole-document sanity gates (nDCG@10):\n\n" + gates_md)
+
+
+def size_contrasts(per_query: pd.DataFrame, measure: str, reference: int, larger: Sequence[int],
+                   n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Per dataset × retriever: each ``larger`` chunk size against ``reference`` on ``measure``
+    (paired; bootstrap CI; randomization test, Holm over all rows) — does the optimum move to
+    larger chunks for an encoder that reads them whole?"""
+    from grainlab.evaluation.significance import holm, paired_comparison
+
+    rows = []
+    data = per_query[per_query["measure"] == measure]
+    for (dataset, retriever), group in data.groupby(["dataset", "retriever_label"], sort=False):
+        by_size = group.assign(system=group["chunk_size"].astype(int))
+        present = set(by_size["system"])
+        pairs = [(size, reference) for size in larger if size in present and reference in present]
+        if pairs:
+            rows.append(paired_comparison(by_size, pairs, measure, n_resamples=n_resamples, seed=seed)
+                        .assign(dataset=dataset, retriever_label=retriever))
+    result = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+    if not result.empty:
+        result = result.rename(columns={"system": "chunk_size", "baseline": "reference_size"})
+        result["p_randomization_holm"] = holm(result["p_randomization"].tolist())
+    return result
+
