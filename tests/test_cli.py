@@ -83,3 +83,38 @@ def test_reproduce_ray_flag_reaches_the_notebooks(monkeypatch):
     assert main(["reproduce", "--ray"]) == 0
     assert main(["reproduce", "--ray", "ray://head:10001"]) == 0
     assert seen == [None, "auto", "ray://head:10001"]
+
+
+def test_the_full_profile_refuses_uncommitted_code(tmp_path):
+    """Committed results come from committed code: a change under src/ or notebooks/ stops a full
+    run (not a quick one, and not with --allow-dirty); changed results or figures do not."""
+    from grainlab.errors import ConfigError
+    from grainlab.reproduce import check_committed
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    for path in ("src/grainlab/x.py", "results/r.csv", "notebooks/n.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("1\n")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init")
+    (tmp_path / "results" / "r.csv").write_text("2\n")
+    check_committed(tmp_path, "full")  # outputs may change
+    (tmp_path / "src" / "grainlab" / "x.py").write_text("2\n")
+    (tmp_path / "notebooks" / "new.py").write_text("new\n")
+    with pytest.raises(ConfigError, match=r"uncommitted changes \( M src/grainlab/x.py; \?\? notebooks/new.py\)"):
+        check_committed(tmp_path, "full")
+    check_committed(tmp_path, "quick")
+    check_committed(tmp_path, "full", allow_dirty=True)
+
+
+def test_reproduce_passes_allow_dirty(monkeypatch):
+    import grainlab.reproduce as reproduce_module
+
+    seen = []
+    monkeypatch.setattr(reproduce_module, "reproduce", lambda **kwargs: seen.append(kwargs["allow_dirty"]) or "x")
+    assert main(["reproduce", "--profile", "full", "--allow-dirty"]) == 0
+    assert main(["reproduce"]) == 0
+    assert seen == [True, False]

@@ -99,7 +99,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     if args.ray:
         os.environ[RAY_ENV] = args.ray  # the notebook kernels inherit it
     summary = reproduce(profile=args.profile, only=args.only, mirror=args.mirror,
-                        parameters=parse_parameters(args.param))
+                        parameters=parse_parameters(args.param), allow_dirty=args.allow_dirty)
     print(f"summary written to {summary}")
     return 0
 
@@ -137,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
                    help="encode corpora and run each experiment's systems on Ray: no ADDRESS uses $RAY_ADDRESS or "
                         "starts a local cluster, 'local' always starts one (sets $GRAINLAB_RAY for the notebooks)")
+    p.add_argument("--allow-dirty", action="store_true",
+                   help="run the full profile although the code has uncommitted changes (refused otherwise: "
+                        "committed results must come from committed code)")
     p.set_defaults(func=cmd_reproduce)
     return parser
 

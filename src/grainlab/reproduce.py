@@ -126,10 +126,26 @@ def check_parameters(name: str, py_path: Path, parameters: dict[str, object]) ->
                               f"{json.dumps(default)[:60]}")
 
 
+def check_committed(root: Path, profile: str, allow_dirty: bool = False) -> None:
+    """A full-profile result is committed beside the code that made it, so that code must be
+    committed first: uncommitted changes to it stop a full run unless ``allow_dirty``."""
+    from grainlab.experiments.manifest import code_changes
+
+    if profile != "full" or allow_dirty:
+        return
+    changes = code_changes(root)
+    if changes:
+        shown = "; ".join(changes[:5]) + (f"; … {len(changes) - 5} more" if len(changes) > 5 else "")
+        raise ConfigError(f"the full profile makes committed results, but the code has uncommitted changes ({shown}): "
+                          "commit them first, or pass --allow-dirty (the manifests then record a -dirty commit)")
+
+
 def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str | None = None,
-              root: Path | None = None, parameters: dict[str, object] | None = None) -> Path:
+              root: Path | None = None, parameters: dict[str, object] | None = None,
+              allow_dirty: bool = False) -> Path:
     """Execute notebooks with ``PROFILE`` (and any ``parameters``) injected; write executed copies
-    and the profile's summary.
+    and the profile's summary. The full profile refuses uncommitted code (``check_committed``)
+    unless ``allow_dirty``.
 
     Every parameter is checked against every chosen notebook before anything runs. An executed
     notebook, its ``runtime.json`` and the summary are replaced only when the notebook finished:
@@ -140,6 +156,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
     if profile not in PROFILES:
         raise ConfigError(f"profile must be one of {PROFILES}, got {profile!r}")
     root = root or project_root()
+    check_committed(root, profile, allow_dirty)
     names = only or list(NOTEBOOKS)
     parameters = parameters or {}
     for name in names:

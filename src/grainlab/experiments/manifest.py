@@ -25,6 +25,21 @@ def package_versions() -> dict[str, str]:
     return versions
 
 
+CODE_PATHS = ("src", "notebooks", "pyproject.toml", "environment.yml", "scripts")
+
+
+def code_changes(root: Path) -> list[str]:
+    """Uncommitted changes to the code that makes results (``git status --porcelain`` lines for
+    ``src/``, ``notebooks/``, the project files; results and figures are outputs, not code);
+    ``[]`` outside a git checkout."""
+    try:
+        out = subprocess.run(["git", "status", "--porcelain", "--", *CODE_PATHS], cwd=root, capture_output=True,
+                             text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return [line for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
+
+
 def git_commit(path: Path | None = None) -> str:
     """The commit of the working tree (with ``-dirty`` when it has changes), or ``unknown``."""
     cwd = path or Path(__file__).resolve().parent
