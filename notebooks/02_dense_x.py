@@ -64,7 +64,7 @@ QUICK_ARTICLES = 1
 QUICK_PARAGRAPHS = 8
 KS = [1, 2, 5, 10, 20]
 READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 50, "Qwen/Qwen2.5-Coder-1.5B-Instruct": 25}
-QUICK_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 8}
+QUICK_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 5}
 BACKEND = "auto"
 READER_RETRIEVERS = ["MiniLM"]
 BUDGETS = [100, 500]
@@ -83,7 +83,7 @@ from grainlab.data import load_dataset
 from grainlab.evaluation.answers import has_answer
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.evaluation.significance import paired_comparison
-from grainlab.experiments import means_with_ci, run_experiment
+from grainlab.experiments import means_with_ci, paired_between, run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
@@ -195,6 +195,18 @@ for model, rows in em_runs.groupby("model", sort=False):
                     "unit", "answer_in_prediction", "budget", "answer in prediction (share of questions)",
                     f"Reader {model.split('/')[-1]} over retrieved units ({PROFILE}, n={rows['qid'].nunique()})")
     save_figure(fig, f"dense_x_reader_{model.split('/')[-1]}", FIGURES)
+
+# %% [markdown]
+# Each other reader against the first, setting by setting, on the questions both read (paired
+# randomization test, Holm over all rows).
+
+# %%
+models = list(readers)
+reader_tests = pd.concat([paired_between(em_runs, "model", [(m, models[0]) for m in models[1:]], value,
+                                         ["retriever_label", "unit", "l"], n_resamples=N_RESAMPLES, seed=SEED)
+                          .assign(measure=value) for value in ("em", "answer_in_prediction")], ignore_index=True)
+reader_tests.to_csv(RESULTS / "reader_size_tests.csv", index=False)
+display(reader_tests.round(3))
 
 # %% [markdown]
 # ## Report

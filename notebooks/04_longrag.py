@@ -49,13 +49,13 @@ PASSAGE_WORDS = 100
 GROUP_TOKENS = 4000
 NEIGHBOURS = 5
 KS = [1, 2, 4, 5, 8, 10, 20, 100, 200]
-QUICK_QUESTIONS = 200
-QUICK_NQ_PASSAGES = 1000
+QUICK_QUESTIONS = 120
+QUICK_NQ_PASSAGES = 600
 QUICK_SQUAD_ARTICLES = 5
 LONG_DENSE = "dense(model=nomic-ai/nomic-embed-text-v1.5)"
 QUICK_LONG_DENSE = ""
 READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 60, "Qwen/Qwen2.5-Coder-1.5B-Instruct": 30}
-QUICK_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 6}
+QUICK_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 4}
 BACKEND = "auto"
 READER_TOKENS = 4000
 QUICK_READER_TOKENS = 1000
@@ -70,7 +70,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from grainlab.data import load_dataset, sample_dataset
-from grainlab.experiments import System, means_with_ci, rank, run_experiment
+from grainlab.experiments import System, means_with_ci, paired_between, rank, run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.readers import choose_backend, get_reader
 from grainlab.reproduce import notebook_setup
@@ -167,6 +167,18 @@ for model, rows in reader_rows.groupby("model", sort=False):
                               var_name="measure"), "setting", "value", "measure", "share of questions",
                     f"LongRAG reader {model.split('/')[-1]}, {budget}-token budget ({PROFILE}, n={rows['qid'].nunique()})")
     save_figure(fig, f"longrag_reader_{model.split('/')[-1]}", FIGURES)
+
+# %% [markdown]
+# Each other reader against the first, setting by setting, on the questions both read (paired
+# randomization test, Holm over all rows).
+
+# %%
+models = list(QUICK_READERS if QUICK else READERS)
+reader_tests = pd.concat([paired_between(reader_rows, "model", [(m, models[0]) for m in models[1:]], value, "setting",
+                                         n_resamples=N_RESAMPLES, seed=SEED).assign(measure=value)
+                          for value in ("em", "answer_in_long")], ignore_index=True)
+reader_tests.to_csv(RESULTS / "reader_size_tests.csv", index=False)
+display(reader_tests.round(3))
 
 # %% [markdown]
 # How sure is each reader? Its geometric-mean token probability over the long answer, for right

@@ -90,6 +90,7 @@ from IPython.display import Markdown, display
 
 from grainlab.data import load_dataset
 from grainlab.data.lost_in_the_middle import load_kv_examples, load_official_multidoc, positions
+from grainlab.experiments import paired_between
 from grainlab.plots import plot_position_curve, plot_reader_curves, save_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
@@ -179,6 +180,17 @@ contrasts.to_csv(RESULTS / "qa_position_contrasts.csv", index=False)
 shapes = curve_shape(contrasts)
 shapes.to_csv(RESULTS / "qa_curve_shape.csv", index=False)
 display(contrasts.round(3), shapes)
+
+# %% [markdown]
+# Each other reader against the main one, position by position, on the questions both read
+# (paired randomization test, Holm over all rows): how accuracy changes with reader size.
+
+# %%
+others = QUICK_COMPARE_READERS if QUICK else COMPARE_READERS
+reader_tests = paired_between(qa_runs, "model", [(m, MODEL) for m in others], "correct", ["setting", "gold_index"],
+                              n_resamples=N_RESAMPLES, seed=SEED)
+reader_tests.to_csv(RESULTS / "qa_reader_tests.csv", index=False)
+display(reader_tests.round(3))
 
 # %% [markdown]
 # What the model does with the context: share of predictions that are empty, and accuracy against

@@ -104,7 +104,7 @@ def test_the_full_profile_refuses_uncommitted_code(tmp_path):
     check_committed(tmp_path, "full")  # outputs may change
     (tmp_path / "src" / "grainlab" / "x.py").write_text("2\n")
     (tmp_path / "notebooks" / "new.py").write_text("new\n")
-    with pytest.raises(ConfigError, match=r"uncommitted changes \( M src/grainlab/x.py; \?\? notebooks/new.py\)"):
+    with pytest.raises(ConfigError, match=r"uncommitted changes \(M src/grainlab/x.py; \?\? notebooks/new.py\)"):
         check_committed(tmp_path, "full")
     check_committed(tmp_path, "quick")
     check_committed(tmp_path, "full", allow_dirty=True)

@@ -135,7 +135,7 @@ def check_committed(root: Path, profile: str, allow_dirty: bool = False) -> None
         return
     changes = code_changes(root)
     if changes:
-        shown = "; ".join(changes[:5]) + (f"; … {len(changes) - 5} more" if len(changes) > 5 else "")
+        shown = "; ".join(c.strip() for c in changes[:5]) + (f"; … {len(changes) - 5} more" if len(changes) > 5 else "")
         raise ConfigError(f"the full profile makes committed results, but the code has uncommitted changes ({shown}): "
                           "commit them first, or pass --allow-dirty (the manifests then record a -dirty commit)")
 
@@ -156,11 +156,11 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
     if profile not in PROFILES:
         raise ConfigError(f"profile must be one of {PROFILES}, got {profile!r}")
     root = root or project_root()
-    check_committed(root, profile, allow_dirty)
     names = only or list(NOTEBOOKS)
     parameters = parameters or {}
     for name in names:
         check_parameters(name, notebook_paths(name, root)[0], parameters)
+    check_committed(root, profile, allow_dirty)
     if mirror:
         os.environ[settings.MIRROR_ENV] = str(Path(mirror).resolve())
     results = settings.results_dir()

@@ -9,9 +9,10 @@ from grainlab.experiments.tables import (
     gate_table,
     markdown_table,
     means_with_ci,
+    paired_between,
     significance_by_group,
 )
 
 __all__ = ["FINAL", "ExperimentResult", "Stages", "System", "best_rows", "chunk_corpus", "gate_table",
-           "last_stage", "markdown_table", "rank", "means_with_ci", "retriever_label", "run_experiment",
+           "last_stage", "markdown_table", "rank", "means_with_ci", "paired_between", "retriever_label", "run_experiment",
            "significance_by_group"]

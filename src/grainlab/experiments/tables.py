@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from grainlab.evaluation.significance import bootstrap_ci, compare_to_baseline
+from grainlab.evaluation.significance import bootstrap_ci, compare_to_baseline, holm, paired_comparison
 from grainlab.experiments.systems import retriever_label
 from grainlab.spec import parse_spec
 
@@ -79,3 +79,32 @@ def means_with_ci(runs: pd.DataFrame, by: str | Sequence[str], measures: Sequenc
             row.update({measure: values.mean(), f"{measure}_low": low, f"{measure}_high": high})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def paired_between(runs: pd.DataFrame, column: str, pairs: Sequence[tuple[str, str]], value: str,
+                   by: str | Sequence[str], n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Within each ``by`` group (e.g. a setting), paired comparisons of ``value`` between two values
+    of ``column`` (e.g. two readers: ``(larger, smaller)``) over the ``qid`` s both answered:
+    delta, bootstrap CI, wins/ties/losses, randomization p, Holm over every row."""
+    columns = [by] if isinstance(by, str) else list(by)
+    rows = []
+    for key, group in runs.groupby(columns, sort=False):
+        named = dict(zip(columns, key if isinstance(key, tuple) else (key,)))
+        per_query = group.rename(columns={column: "system", value: "value"}).assign(measure=value)
+        for system, baseline in pairs:
+            both = set(per_query.loc[per_query["system"] == system, "qid"]) & \
+                set(per_query.loc[per_query["system"] == baseline, "qid"])
+            if not both:
+                continue
+            shared = per_query[per_query["qid"].isin(both) & per_query["system"].isin([system, baseline])]
+            result = paired_comparison(shared[["qid", "system", "measure", "value"]], [(system, baseline)], value,
+                                       n_resamples=n_resamples, seed=seed)
+            rows.append(result.assign(n=len(both), **named))
+    if not rows:
+        return pd.DataFrame()
+    result = pd.concat(rows, ignore_index=True).rename(columns={"system": column, "baseline": f"baseline_{column}"})
+    result["p_randomization_holm"] = holm(result["p_randomization"].tolist())
+    result["p_ttest_holm"] = holm(result["p_ttest"].tolist())
+    return result[[*columns, column, f"baseline_{column}", *[c for c in result.columns
+                                                               if c not in (*columns, column, f"baseline_{column}")]]]
+
