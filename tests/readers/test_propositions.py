@@ -79,3 +79,26 @@ def test_an_encoder_decoder_propositionizer_reads_the_papers_input(tmp_path):
     ((parsed, raw, generation),) = propositionize(reader, [("Super Bowl 50", "The Broncos won.")], progress=False)
     assert reader._cache.load_json("generations", reader._key("Title: Super Bowl 50. Content: The Broncos won.")) is not None
     assert 0 < generation.new_tokens <= 5 and raw == generation.text and parsed.status in {"json", "repaired", "failed"}
+
+
+def test_quotes_inside_a_proposition_are_repaired_not_split():
+    text = ('["The league emphasized the "golden anniversary" with gold-themed initiatives.", '
+            '"Super Bowl 50 was played in Santa Clara."]')
+    parsed = parse_propositions(text)
+    assert parsed.status == "repaired"
+    assert parsed.propositions == ('The league emphasized the "golden anniversary" with gold-themed initiatives.',
+                                   "Super Bowl 50 was played in Santa Clara.")
+
+
+def test_a_bracket_inside_a_string_does_not_cut_the_list():
+    parsed = parse_propositions('["Its code [ISO 3166] is DE.", "Berlin is its capital."] trailing')
+    assert parsed.status == "json" and len(parsed.propositions) == 2
+
+
+def test_quotes_in_the_passage_reach_the_model_as_typographic_quotes():
+    from grainlab.readers.propositions import proposition_prompt, typographic_quotes
+
+    assert typographic_quotes('the "golden anniversary" and "gold"') == "the “golden anniversary” and “gold”"
+    assert typographic_quotes("no quotes") == "no quotes"
+    prompt = proposition_prompt("Super Bowl 50", 'It stressed the "golden anniversary".')
+    assert prompt[-1]["content"].endswith("It stressed the “golden anniversary”.\nOutput:")

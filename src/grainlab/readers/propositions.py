@@ -66,11 +66,15 @@ EXAMPLE_OUTPUT = [
 QUOTED = re.compile(r'"((?:[^"\\]|\\.)+)"')
 
 # GBNF (llama.cpp's grammar language) for the rest of a JSON list of strings after the ``["`` the
-# answer is started with: every output constrained by it parses.
-JSON_LIST_AFTER_PREFIX = r"""root ::= chars "\"" more* " "? "]"
-more ::= " "? "," " "? "\"" chars "\""
-chars ::= char*
-char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])
+# answer is started with: every output constrained by it parses. Every string starts with a visible
+# character other than a quote or ``]``, so a model cannot loop on empty or blank strings
+# (``" ," " ,"``) nor end the list inside a string (``]`` is also the reader's stop character).
+JSON_LIST_AFTER_PREFIX = r"""root ::= item "\"" more* " "? "]"
+more ::= " "? "," " "? "\"" item "\""
+item ::= first char*
+first ::= [^"\\\]\x7F\x00-\x20] | escape
+char ::= [^"\\\x7F\x00-\x1F] | escape
+escape ::= "\\" (["\\/bfnrt] | "u" [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F] [0-9a-fA-F])
 """
 
 
@@ -80,12 +84,21 @@ def propositionizer_input(title: str, content: str, section: str = "") -> str:
     return f"Title: {title}.{section_part} Content: {content}"
 
 
+def typographic_quotes(text: str) -> str:
+    """Straight double quotes as alternating “ and ”: a model copying a quoted phrase into a JSON
+    string then writes characters that need no escaping (small models don't escape)."""
+    parts = text.split('"')
+    return "".join(part + ("“" if i % 2 == 0 else "”") for i, part in enumerate(parts[:-1])) + parts[-1]
+
+
 def proposition_prompt(title: str, content: str, section: str = "") -> list[dict[str, str]]:
     """The paper's instructions and one-shot example as a first exchange, then the passage to
-    decompose (a chat model given the example inside one turn tends to copy it back)."""
+    decompose (a chat model given the example inside one turn tends to copy it back); straight
+    double quotes in the passage are shown as “…” (``typographic_quotes``)."""
+    passage = propositionizer_input(typographic_quotes(title), typographic_quotes(content), section)
     return [{"role": "user", "content": f"{INSTRUCTIONS}\n\nInput: {EXAMPLE_INPUT}\nOutput:"},
             {"role": "assistant", "content": json.dumps(EXAMPLE_OUTPUT, ensure_ascii=False)},
-            {"role": "user", "content": f"Input: {propositionizer_input(title, content, section)}\nOutput:"}]
+            {"role": "user", "content": f"Input: {passage}\nOutput:"}]
 
 
 @dataclass(frozen=True)
@@ -107,18 +120,45 @@ def _unique(items: tuple[str, ...], status: str) -> ParsedPropositions:
     return ParsedPropositions(unique, status, len(items) - len(unique))
 
 
+def escape_inner_quotes(candidate: str) -> str:
+    """A JSON list whose strings quote something (``"the "golden" game"``) with the inner quotes
+    escaped: a quote is structural only right after ``[`` or ``,`` or right before ``,`` or ``]``
+    (spaces aside)."""
+    out = []
+    for i, char in enumerate(candidate):
+        if char == '"' and (i == 0 or candidate[i - 1] != "\\"):
+            before, after = candidate[:i].rstrip()[-1:], candidate[i + 1:].lstrip()[:1]
+            if before not in ("[", ",") and after not in (",", "]", ""):
+                out.append("\\")
+        out.append(char)
+    return "".join(out)
+
+
+def _json_list(candidate: str) -> tuple[str, ...] | None:
+    try:
+        value = json.loads(candidate)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(value, list) and all(isinstance(v, str) for v in value) and _clean(value):
+        return _clean(value)
+    return None
+
+
 def parse_propositions(text: str) -> ParsedPropositions:
-    """The JSON list in a generation; quoted strings when the list is broken; else ``failed``."""
+    """The JSON list in a generation (``json``); the same list once quotes inside its strings are
+    escaped, or its quoted strings when the list is broken (``repaired``); else ``failed``."""
     start = text.find("[")
     if start >= 0:
-        end = text.find("]", start)
-        candidate = text[start:end + 1] if end >= 0 else text[start:]
-        try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
-            value = None
-        if isinstance(value, list) and all(isinstance(v, str) for v in value) and _clean(value):
-            return _unique(_clean(value), "json")
+        ends = dict.fromkeys(e for e in (text.find("]", start), text.rfind("]")) if e > start)  # first, last
+        candidates = [text[start:e + 1] for e in ends] or [text[start:]]
+        for candidate in candidates:
+            strict = _json_list(candidate)
+            if strict is not None:
+                return _unique(strict, "json")
+        for candidate in candidates:
+            escaped = _json_list(escape_inner_quotes(candidate))
+            if escaped is not None:
+                return _unique(escaped, "repaired")
     strings = []
     for match in QUOTED.finditer(text[max(start, 0):]):
         try:
