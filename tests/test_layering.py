@@ -18,7 +18,8 @@ LAYERS = {
     "experiments": 8,
     "studies": 9,
     "plots": 10, "reproduce": 10,
-    "cli": 11,
+    "publish": 11,
+    "cli": 12,
 }
 ROOT = Path(grainlab.__file__).parent
 

@@ -1,4 +1,4 @@
-"""The ``grainlab`` command line: datasets, chunk, evaluate, reproduce."""
+"""The ``grainlab`` command line: datasets, chunk, evaluate, reproduce, report."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 
 from grainlab import settings
 from grainlab.errors import GrainlabError
@@ -104,6 +105,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from grainlab.publish import write_report
+
+    html_path, markdown_path = write_report(args.profile, Path(args.out) if args.out else None)
+    print(f"report written to {html_path} and {markdown_path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grainlab", description="Retrieval granularity experiments.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -141,6 +150,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the full profile although the code has uncommitted changes (refused otherwise: "
                         "committed results must come from committed code)")
     p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("report", parents=[common], help="one self-contained HTML report (and Markdown) from results/")
+    p.add_argument("--profile", choices=["quick", "full"], default="full")
+    p.add_argument("--out", help="HTML file to write (default: results/report.html; the .md beside it)")
+    p.set_defaults(func=cmd_report)
     return parser
 
 
