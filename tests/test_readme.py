@@ -1,0 +1,20 @@
+"""The README points only at things that exist: figures and benchmark files it names are committed."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text("utf-8")
+
+
+def test_every_figure_the_readme_names_exists():
+    named = sorted(set(re.findall(r"figures/[\w./-]+?\.(?:png|pdf)", README)))
+    assert named, "the README names no figure: this test would check nothing"
+    missing = [name for name in named if not (ROOT / name).is_file()]
+    assert not missing, f"the README names figures that are not committed: {missing}"
+
+
+def test_every_benchmark_script_the_readme_names_exists():
+    named = sorted(set(re.findall(r"benchmarks/[\w.-]+\.py", README)))
+    assert named
+    assert [n for n in named if not (ROOT / n).is_file()] == []
