@@ -31,9 +31,10 @@
 #   encoder–decoder and gives it the paper's `Title: … Content: …` input. Offline we prompt an
 #   instruct LLM — `Qwen/Qwen2.5-Coder-1.5B-Instruct` in the full profile, the 0.5B in the quick
 #   one (Q4_K_M GGUF on llama.cpp) — with the paper's decomposition instructions and its one-shot
-#   example (as a first chat exchange), start its answer with `["`, and parse the JSON; an output
-#   that does not parse is generated again under a JSON-list grammar (counted as
-#   `constrained_share`). Every passage's outcome is counted below (parsed / repaired / failed →
+#   example (as a first chat exchange), start its answer with `["`, and parse the JSON (the
+#   passage's straight double quotes are shown to the model as “…”, which it copies without
+#   breaking its JSON strings); an output that does not parse is generated again under a JSON-list
+#   grammar (counted as `constrained_share`). Every passage's outcome is counted below (parsed / repaired / failed →
 #   its sentences stand in), and propositions sharing < 50% of their words with the passage are
 #   dropped and counted. The committed full-profile results were made with SmolLM2-135M-Instruct
 #   (transformers) before these readers existed; their manifest says so.
