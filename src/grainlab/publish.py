@@ -117,8 +117,9 @@ def build_markdown(sections: list[StudySection], title: str, figures_relative_to
     """The same content as Markdown, figures linked (relative to ``figures_relative_to``)."""
     lines = [f"# {title}", ""]
     for section in sections:
+        facts = _facts(section)
         lines += [f"## {section.notebook}", ""]
-        lines += [f"*{fact}*  " for fact in _facts(section)] + ([""] if _facts(section) else [])
+        lines += [f"*{fact}*  " for fact in facts] + ([""] if facts else [])
         lines.append(section.report.markdown().strip() if section.report else
                      section.legacy.strip() or "No paper-vs-ours table saved yet.")
         for path in section.figures:
