@@ -89,6 +89,7 @@ from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import dense_x as study
+from grainlab.studies.claims import verdict_table
 from grainlab.studies.longrag import passage_corpus
 
 SETUP = notebook_setup("dense_x", PROFILE, MIRROR)
@@ -149,7 +150,10 @@ recall[["retriever_label", "unit", "n_units", "k", "recall"]].to_csv(RESULTS / "
 wide = recall.pivot_table(index=["retriever_label", "unit"], columns="k", values="recall", sort=False)
 display((100 * wide).round(1))
 fig = plot_tradeoff(recall, "k", "recall", "unit", "retriever_label", "passages retrieved (k)", "passage answer recall",
-                    f"Dense X on SQuAD dev: recall@k by retrieval unit ({PROFILE}, n={len(passages.queries)})")
+                    f"Dense X on SQuAD dev: recall@k by retrieval unit ({PROFILE}, n={len(passages.queries)})",
+                    references=[(f"paper {r.retriever} {unit} R@5", 5, getattr(r, unit) / 100)
+                                for r in study.PAPER_SQUAD_R5.itertuples() if r.retriever == "GTR"
+                                for unit in ("passage", "proposition")])
 save_figure(fig, "dense_x_recall_at_k", FIGURES)
 
 # %% [markdown]
@@ -194,7 +198,8 @@ display(em.round(3))
 for model, rows in em_runs.groupby("model", sort=False):
     fig = plot_bars(rows.assign(budget=rows["l"].map(lambda l: f"l={l}" if l else "none")),
                     "unit", "answer_in_prediction", "budget", "answer in prediction (share of questions)",
-                    f"Reader {model.split('/')[-1]} over retrieved units ({PROFILE}, n={rows['qid'].nunique()})")
+                    f"Reader {model.split('/')[-1]} over retrieved units ({PROFILE}, n={rows['qid'].nunique()})",
+                    xlabel="retrieval unit of the reader's context")
     save_figure(fig, f"dense_x_reader_{model.split('/')[-1]}", FIGURES)
 
 # %% [markdown]
@@ -208,6 +213,22 @@ reader_tests = pd.concat([paired_between(em_runs, "model", [(m, models[0]) for m
                           .assign(measure=value) for value in ("em", "answer_in_prediction")], ignore_index=True)
 reader_tests.to_csv(RESULTS / "reader_size_tests.csv", index=False)
 display(reader_tests.round(3))
+
+# %% [markdown]
+# ## The claims, tested
+# Propositions against passages as retrieval units (per retriever, R@5 and R@20) and as reader
+# context (per reader, EM@l): paired randomization tests over the same questions, Holm within each
+# family; verdicts computed from them.
+
+# %%
+deviation = (f"{get_chunker(PROPOSITIONIZER).model.split('/')[-1]} propositionizer "
+             f"({stats['propositions_per_passage']:.1f} propositions/passage vs 6.3); {len(passages.corpus)} passages")
+verdicts = pd.concat([
+    verdict_table(per_query, study.recall_claims(list(retrievers), [5, 20], deviation), system_col="unit",
+                  n_resamples=N_RESAMPLES, seed=SEED).assign(family="retrieval"),
+    verdict_table(em_runs, study.reader_claims(models, READER_RETRIEVERS, BUDGETS), system_col="unit",
+                  value_col="em", n_resamples=N_RESAMPLES, seed=SEED).assign(family="reader EM")], ignore_index=True)
+display(verdicts[["family", "claim", "retriever_label", "model", "l", "ours", "p_holm", "verdict", "queries_needed"]])
 
 # %% [markdown]
 # ## Report
@@ -226,7 +247,7 @@ note = (f"Profile **{PROFILE}**. Corpus: {len(passages.corpus)} passages of {len
         "paper's instructions (not the Flan-T5-large propositionizer); retrievers BM25/MiniLM/bge-small (not "
         "SimCSE/Contriever/DPR/GTR). Readers "
         + ", ".join(f"{m.split('/')[-1]} (n={g['qid'].nunique()})" for m, g in em_runs.groupby("model", sort=False)) + ".")
-report = study.report(recall, significance, stats, em, note)
+report = study.report(recall, significance, stats, em, note, verdicts)
 report.save(RESULTS)
 display(Markdown(report.markdown()))
 

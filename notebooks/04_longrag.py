@@ -70,11 +70,13 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from grainlab.data import load_dataset, sample_dataset
+from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import System, means_with_ci, paired_between, rank, run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.readers import choose_backend, get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import longrag as study
+from grainlab.studies.claims import verdict_table
 from grainlab.studies.longrag import (
     confidence_table,
     document_corpus,
@@ -105,12 +107,13 @@ print(f"{len(pool.queries)} NQ-open questions over {len(pool.corpus)} source pas
 # ## Answer recall by unit type and number of units
 
 # %%
-aggregates = []
+aggregates, unit_per_query = [], []
 for unit, data in units.items():
     long_dense = QUICK_LONG_DENSE if QUICK else LONG_DENSE
     result = run_experiment(data, study.systems(unit, DENSE, PIECES, long_dense), study.measures(KS),
                             name=f"longrag/{PROFILE}/{unit.replace(' ', '_')}", n_resamples=N_RESAMPLES, seed=SEED)
     aggregates.append(result.aggregate.assign(corpus_size=len(data.corpus)))
+    unit_per_query.append(result.per_query)
 table = study.recall_table(pd.concat(aggregates, ignore_index=True))
 table.to_csv(RESULTS / "answer_recall.csv", index=False)
 display(table.pivot_table(index=["unit", "retriever", "corpus size"], columns="units retrieved",
@@ -165,7 +168,8 @@ display(reader_rows[["model", "setting", "long_answer", "short_answer", "answers
 for model, rows in reader_rows.groupby("model", sort=False):
     fig = plot_bars(rows.melt(id_vars=["setting"], value_vars=["em", "answer_in_long", "context_has_answer"],
                               var_name="measure"), "setting", "value", "measure", "share of questions",
-                    f"LongRAG reader {model.split('/')[-1]}, {budget}-token budget ({PROFILE}, n={rows['qid'].nunique()})")
+                    f"LongRAG reader {model.split('/')[-1]}, {budget}-token budget ({PROFILE}, n={rows['qid'].nunique()})",
+                    xlabel="reader context (retrieved units within the token budget)")
     save_figure(fig, f"longrag_reader_{model.split('/')[-1]}", FIGURES)
 
 # %% [markdown]
@@ -189,6 +193,24 @@ confidence = confidence_table(reader_rows)
 confidence.to_csv(RESULTS / "reader_confidence.csv", index=False)
 display(confidence.round(3))
 
+# %% [markdown]
+# ## The claims, tested
+# Longer units against shorter ones at one unit retrieved (the paper's AR@1 contrasts), for BM25
+# and the dense retriever, over the same questions; then, per reader, grouped documents against
+# passages as its context at the same token budget. Paired randomization tests, Holm within each
+# family (recall, reader); the verdicts are computed from them.
+
+# %%
+corpus_note = (f"{len(units['passages'].corpus)} passages / {len(units['documents'].corpus)} documents / "
+               f"{len(units['grouped documents'].corpus)} groups (paper: 22M / 3M / 600K)")
+verdicts = pd.concat([
+    verdict_table(study.claim_rows(pd.concat(unit_per_query, ignore_index=True)),
+                  study.recall_claims(ANSWER_RECALL @ 1, corpus_note), system_col="unit",
+                  n_resamples=N_RESAMPLES, seed=SEED).assign(family="answer recall"),
+    verdict_table(reader_rows, study.reader_claims(models), system_col="setting", value_col="em",
+                  n_resamples=N_RESAMPLES, seed=SEED).assign(family="reader EM")], ignore_index=True)
+display(verdicts[["family", "claim", "retriever", "model", "ours", "p_holm", "verdict", "queries_needed"]])
+
 # %%
 note = (f"Profile **{PROFILE}**. {len(pool.queries)} NQ-open questions; corpus = NQ-open oracle gold passages + "
         f"{len(squad.corpus)} SQuAD dev paragraphs; dense = all-MiniLM-L6-v2 with MaxP over 512-token pieces "
@@ -196,7 +218,7 @@ note = (f"Profile **{PROFILE}**. {len(pool.queries)} NQ-open questions; corpus =
         f"documents (no hyperlinks offline). Readers "
         + ", ".join(f"{m.split('/')[-1]} (n={g['qid'].nunique()})" for m, g in reader_rows.groupby("model", sort=False))
         + f" over the top units within {budget} cl100k tokens (paper: GPT-4o over ~30K tokens).")
-report = study.report(table, reader_table, note)
+report = study.report(table, reader_table, note, verdicts)
 report.save(RESULTS)
 display(Markdown(report.markdown()))
 

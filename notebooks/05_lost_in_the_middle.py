@@ -95,6 +95,7 @@ from grainlab.plots import plot_position_curve, plot_reader_curves, save_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import lost_in_the_middle as study
+from grainlab.studies.claims import verdict_table
 from grainlab.studies.lost_in_the_middle import (
     accuracy_by_position,
     curve_shape,
@@ -225,6 +226,18 @@ fig = plot_position_curve(kv_summary, {}, f"Key–value retrieval, {kv_records} 
 save_figure(fig, "lost_in_the_middle_kv", FIGURES)
 
 # %% [markdown]
+# ## The claims, tested
+# Per reader and setting: the gold document first, and last, against the middle, over the same
+# questions (paired randomization test, Holm over every row; the paper's GPT-3.5-Turbo differences,
+# MPT-30B's for key–value, size the *inconclusive* rows' query counts).
+
+# %%
+all_runs = study.with_position(pd.concat([qa_runs, kv_runs], ignore_index=True))
+verdicts = verdict_table(all_runs, study.claims(all_runs), system_col="position", value_col="correct",
+                         n_resamples=N_RESAMPLES, seed=SEED)
+display(verdicts[["model", "setting", "system", "baseline", "ours", "paper", "p_holm", "verdict", "queries_needed"]])
+
+# %% [markdown]
 # ## Paper vs ours
 
 # %%
@@ -239,7 +252,7 @@ note = (f"Profile **{PROFILE}**. Reader {MODEL} ({reader.backend}, {reader.recor
         + f". Key–value: {kv_records} of the {KV_KEYS}-key file's records, n={len(kv_examples)} (paper: 140 keys, "
         "MPT-30B).")
 main = contrasts[contrasts["model"] == MODEL]
-report = study.report(summary, kv_summary, note, pd.concat([main, kv_contrasts], ignore_index=True))
+report = study.report(summary, kv_summary, note, pd.concat([main, kv_contrasts], ignore_index=True), verdicts)
 report.save(RESULTS)
 display(Markdown(report.markdown()))
 

@@ -64,6 +64,7 @@ from grainlab.experiments import chunk_corpus, retriever_label, run_experiment
 from grainlab.plots import plot_pipeline_stages, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import hybrid_rerank as study
+from grainlab.studies.claims import verdict_table
 
 SETUP = notebook_setup("hybrid_rerank", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -177,6 +178,17 @@ display(sweep[sweep["measure"] == "nDCG@10"].pivot_table(index=["granularity", "
                                                          columns="rrf_k", values="value").round(4))
 
 # %% [markdown]
+# ## The claims, tested
+# Per granularity, at the final context: RRF over all retrievers against the best single one, and
+# the reranker against the list it reranks (the fused one and the best single one). Paired
+# randomization tests over the queries, Holm over all rows; verdicts computed from them.
+
+# %%
+verdicts = verdict_table(per_query, study.claims(per_query, singles, f"reranker {RERANKER.split('/')[-1]}"),
+                         n_resamples=N_RESAMPLES, seed=SEED)
+display(verdicts[["granularity", "system", "baseline", "ours", "p_holm", "verdict", "queries_needed"]])
+
+# %% [markdown]
 # ## Paper vs ours
 # RRF's paper (Cormack et al. 2009) claims fused rankings beat the best single input; BEIR/MTEB
 # report single-retriever SciFact nDCG@10 (BM25 0.665, MiniLM 0.6451, bge-small 0.7127).
@@ -185,7 +197,7 @@ display(sweep[sweep["measure"] == "nDCG@10"].pivot_table(index=["granularity", "
 report = study.report(aggregate, singles, note=(
     f"Profile **{PROFILE}**; {len(data.queries)} queries, {len(data.corpus)} documents; candidate_k={CANDIDATE_K}, "
     f"rerank_k={rerank_k}, context_k={CONTEXT_K}, RRF k={RRF_K}. Offline models are int8 ONNX copies "
-    "(bge-small, the cross-encoder)."))
+    "(bge-small, the cross-encoder)."), verdicts=verdicts)
 report.save(RESULTS)
 display(Markdown(report.markdown()))
 

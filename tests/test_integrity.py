@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -172,3 +173,33 @@ def test_a_new_chunker_version_recomputes_cached_chunks(toy_mirror, cache, monke
     monkeypatch.setattr(FixedTokenChunker, "version", "999")
     chunk_corpus(data, chunker, cache)
     assert calls == [1, 1]
+
+
+def test_an_executed_notebook_over_the_limit_keeps_its_images_and_loses_long_text(tmp_path):
+    import json
+
+    from grainlab.reproduce import trim_outputs
+
+    image = "iVBORw0KGgo" * 50
+    notebook = {"cells": [{"cell_type": "code", "source": "print()", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": "x" * 50_000},
+        {"output_type": "display_data", "data": {"image/png": image, "text/plain": "<Figure>"}}]}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps(notebook))
+    assert trim_outputs(path, limit=10_000, keep=100) == 1
+    trimmed = json.loads(path.read_text())
+    outputs = trimmed["cells"][0]["outputs"]
+    assert outputs[1]["data"]["image/png"] == image and "characters trimmed" in outputs[0]["text"]
+    assert path.stat().st_size <= 10_000
+    assert trim_outputs(path, limit=10_000) == 0  # under the limit: untouched
+
+
+def test_committed_executed_notebooks_are_full_profile_and_under_the_limit():
+    from grainlab.reproduce import EXECUTED_LIMIT_BYTES
+
+    root = Path(__file__).resolve().parents[1]
+    for path in (root / "results" / "executed").glob("*.ipynb"):
+        if not path.name.endswith(".full.ipynb"):
+            continue
+        assert path.stat().st_size <= EXECUTED_LIMIT_BYTES, f"{path.name} is over the committed size limit"

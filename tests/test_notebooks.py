@@ -36,7 +36,7 @@ def test_quick_profile_runs_under_papermill(name, mirror, monkeypatch):
     monkeypatch.setenv("GRAINLAB_MIRROR", str(mirror))
     summary = reproduce(profile="quick", only=[name], root=ROOT, parameters=SMOKE[name]["parameters"])
     text = summary.read_text()
-    assert NOTEBOOKS[name] in text and "| notebook | run time (s) | finished |" in text
+    assert NOTEBOOKS[name] in text and "| notebook | last run (s) | cache at start | finished | cold run (s) |" in text
     results = settings.results_dir()
     assert ROOT / "results" not in (results, *results.parents)  # isolated from the committed results
     executed = results / "executed" / f"{NOTEBOOKS[name]}.quick.ipynb"
@@ -89,3 +89,17 @@ def test_a_failing_notebook_is_reported_in_a_few_lines(mirror, monkeypatch):
     assert (executed / f"{NOTEBOOKS['chunk_size']}.quick.failed.ipynb").exists()
     assert not (executed / f"{NOTEBOOKS['chunk_size']}.quick.ipynb").exists()
     assert not (settings.results_dir() / "chunk_size" / "quick" / "runtime.json").exists()
+
+
+def test_every_study_run_writes_a_manifest_with_commit_parameters_and_models():
+    from grainlab.reproduce import write_study_manifest
+
+    folder = settings.results_dir() / "chunk_size" / "quick"
+    (folder / "scifact").mkdir(parents=True, exist_ok=True)
+    (folder / "scifact" / "manifest.json").write_text(json.dumps({"systems": {
+        "bge · 64": {"model": {"id": "BAAI/bge-small-en-v1.5", "source": "offline-package"}}, "BM25 · 64": {}}}))
+    manifest = json.loads(write_study_manifest(ROOT, "chunk_size", "quick", {"QUICK_QA_DOCS": 1}).read_text())
+    assert manifest["parameters"]["QUICK_QA_DOCS"] == 1 and manifest["parameters"]["CHUNK_SIZES"] == [64, 128, 256, 512, 1024]
+    assert manifest["models"] == {"BAAI/bge-small-en-v1.5": {"source": "offline-package"}}
+    assert manifest["experiments"] == ["scifact/manifest.json"] and manifest["git_commit"]
+    assert manifest["versions"]["pandas"]

@@ -35,12 +35,20 @@ def test_sweep_and_pipeline_plots():
     from grainlab.plots import plot_pipeline_stages, plot_sweep
 
     curve = pd.DataFrame({"size": [16, 32, 16, 32], "mean": [0.5, 0.6, 0.55, 0.58], "method": ["naive"] * 2 + ["late"] * 2})
-    fig = plot_sweep(curve, "size", "mean", "method", "chunk size", "nDCG@10", "t")
-    assert fig.axes[0].get_xlabel() == "chunk size" and fig.axes[0].get_ylabel() == "nDCG@10"
-    stages = pd.DataFrame([{"granularity": "documents", "system": s, "stage": st, "measure": "R@20", "mean": v}
-                           for s, v in (("bm25", 0.5), ("rrf", 0.6)) for st in ("candidates", "fused", "context")])
-    fig2 = plot_pipeline_stages(stages, "R@20", "t")
-    assert fig2.axes[0].get_ylabel() == "R@20" and fig2.axes[0].get_xlabel() == "pipeline stage"
+    fig = plot_sweep(curve, "size", "mean", "method", "chunk size", "nDCG@10", "t",
+                     references=[("paper · late", 16, 0.661)])
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "chunk size" and ax.get_ylabel() == "nDCG@10"
+    assert any(line.get_marker() == "D" for line in ax.get_lines())  # the paper's point is drawn
+    legend = ax.get_legend()
+    assert legend is not None and legend.get_bbox_to_anchor().x0 > ax.get_window_extent().x1 - 1  # outside the data
+    stages = pd.DataFrame([{"granularity": g, "system": s, "stage": st, "measure": "R@20", "mean": v}
+                           for g in ("documents", "chunks") for s, v in (("bm25", 0.5), ("rrf", 0.6), ("x", .4))
+                           for st in ("candidates", "fused", "context")])
+    fig2 = plot_pipeline_stages(stages, "R@20", "t", columns=2)
+    panels = [a for a in fig2.axes if a.get_visible()]
+    assert len(panels) == 3 and [a.get_title() for a in panels] == ["bm25", "rrf", "x"]  # one panel per system
+    assert panels[0].get_ylabel() == "R@20" and len(panels[0].get_lines()) == 2  # a line per granularity
 
 
 def test_bar_and_tradeoff_plots():
@@ -48,8 +56,12 @@ def test_bar_and_tradeoff_plots():
 
     ami = pd.DataFrame({"chunker": ["fixed", "fixed", "maxmin", "maxmin"], "ami": [0.2, 0.3, 0.5, 0.6],
                         "dataset": ["a", "b", "a", "b"]})
-    fig = plot_bars(ami, "chunker", "ami", "dataset", "AMI", "t")
-    assert fig.axes[0].get_ylabel() == "AMI" and len(fig.axes[0].patches) >= 4
+    fig = plot_bars(ami.assign(ami=[0.0, 0.0, 0.5, 0.6]), "chunker", "ami", "dataset", "AMI", "t",
+                    references={"paper Max–Min": 0.85})
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "AMI" and len(ax.patches) >= 4
+    assert "0.00" in [t.get_text() for t in ax.texts]  # a zero-height bar still shows its value
+    assert any(line.get_label() == "paper Max–Min" for line in ax.get_lines())
     trade = pd.DataFrame({"tokens": [100, 200, 150, 300], "recall": [0.5, 0.6, 0.55, 0.7],
                           "system": ["flat", "flat", "parent", "parent"], "dataset": ["a"] * 4})
     fig2 = plot_tradeoff(trade, "tokens", "recall", "system", "dataset", "tokens read", "AnswerRecall@k", "t")
@@ -84,3 +96,21 @@ def test_reader_curves_one_panel_per_setting_one_line_per_reader():
     assert len(left.get_lines()) == 5 and len(right.get_lines()) == 4
     labels = [t.get_text() for t in fig.legends[0].get_texts()]
     assert labels == ["a (n=10)", "b (n=10)", "paper · GPT-3.5-Turbo"]
+
+
+def test_per_query_rows_get_intervals_and_the_style_is_colour_blind_safe():
+    import matplotlib.pyplot as plt
+
+    from grainlab.plots import OKABE_ITO, plot_metric_vs_chunk_size
+
+    rows = [{"dataset": "squad", "retriever_label": r, "chunk_size": size, "measure": "AnswerRecall@5", "qid": f"q{i}",
+             "value": float((i + size) % 3 == 0)} for r in ("BM25", "MiniLM") for size in (64, 256) for i in range(40)]
+    fig = plot_metric_vs_chunk_size(pd.DataFrame(rows), {"squad": "AnswerRecall@5"}, "t",
+                                    paper_best={"squad": (64, 128)})
+    ax = fig.axes[0]
+    assert "n=40" in ax.get_title()
+    assert len(ax.collections) + len([c for c in ax.containers]) > 0  # error bars drawn
+    from matplotlib.colors import to_hex
+
+    assert to_hex(ax.get_lines()[0].get_color()) == OKABE_ITO[0].lower()
+    assert plt.rcParams["axes.prop_cycle"].by_key()["color"][0] != OKABE_ITO[0]  # scoped to grainlab's figures

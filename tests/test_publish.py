@@ -59,3 +59,65 @@ def test_results_from_before_the_saved_rows_show_their_markdown(tmp_path):
     (old / "paper_vs_ours.md").write_text("| claim | ours |\n|---|---|\n| small chunks & factoids | 64 |\n")
     page = write_report("full", tmp_path / "report.html", results, figures)[0].read_text()
     assert "<h2 id='chunk_size'>01_chunk_size</h2>" in page and "| small chunks &amp; factoids | 64 |" in page
+
+
+def with_verdicts(results):
+    from grainlab.studies.claims import Claim, verdict_table
+
+    per_query = pd.DataFrame([{"qid": f"q{i}", "system": s, "measure": "nDCG@10", "value": v}
+                              for i in range(30) for s, v in (("late", 0.5 + 0.01 * (i % 3)), ("naive", 0.5))])
+    verdicts = verdict_table(per_query, [Claim("late beats naive", "66.10 vs 64.20", "late", "naive", "nDCG@10")],
+                             n_resamples=500)
+    folder = results / "late_chunking" / "full"
+    report = Report.load(folder)
+    report.verdicts = verdicts
+    report.save(folder)
+    return verdicts
+
+
+def test_verdicts_lead_the_report_and_fill_the_readme_block(tmp_path):
+    from grainlab.publish import README_BEGIN, README_END, readme_block, update_readme
+
+    results, figures = fake_results(tmp_path)
+    old = results / "chunk_size" / "full"
+    old.mkdir(parents=True)
+    (old / "paper_vs_ours.md").write_text("| claim | ours |\n|---|---|\n| x | 1 |\n")
+    verdicts = with_verdicts(results)
+    html_path, markdown_path = write_report("full", tmp_path / "report.html", results, figures)
+    page = html_path.read_text()
+    assert page.index("id='verdicts'") < page.index("id='late_chunking'")
+    assert "<td class='reproduced'>reproduced</td>" in page and "1 reproduced, 0 not reproduced" in page
+    assert "not tested yet" in page  # chunk size predates the verdict tables: said, not hidden
+    text = markdown_path.read_text()
+    assert verdicts.loc[0, "ours"] in text and "## Verdicts" in text
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\n\n{README_BEGIN}\nstale\n{README_END}\n\nafter\n")
+    assert update_readme(readme, "full", results)
+    assert readme_block("full", results) in readme.read_text() and "stale" not in readme.read_text()
+    assert not update_readme(readme, "full", results)  # idempotent
+
+
+def test_the_report_renders_in_headless_chromium(tmp_path):
+    import shutil
+    import subprocess
+
+    import numpy as np
+    import pytest
+    from PIL import Image
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (scripts/setup.sh installs the Debian package)")
+    results, figures = fake_results(tmp_path)
+    with_verdicts(results)
+    html_path, _ = write_report("full", tmp_path / "report.html", results, figures)
+    shot = tmp_path / "shot.png"
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1000,800", f"--screenshot={shot}",
+                    html_path.as_uri()], check=True, capture_output=True, timeout=120)
+    pixels = np.asarray(Image.open(shot).convert("RGB"), dtype=int)
+    assert pixels.shape[:2] == (800, 1000)
+    dark = (pixels.sum(axis=2) < 200).mean()  # text was drawn, and the page is not an error screen
+    assert 0.001 < dark < 0.3
+    green = ((pixels == (0xd9, 0xf0, 0xd3)).all(axis=2)).sum()  # the coloured "reproduced" cell
+    assert green > 100

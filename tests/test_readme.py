@@ -18,3 +18,11 @@ def test_every_benchmark_script_the_readme_names_exists():
     named = sorted(set(re.findall(r"benchmarks/[\w.-]+\.py", README)))
     assert named
     assert [n for n in named if not (ROOT / n).is_file()] == []
+
+
+def test_the_readme_verdict_block_is_the_one_the_committed_results_generate():
+    from grainlab.publish import README_BEGIN, readme_block
+
+    assert README_BEGIN in README, "the README lost its generated verdict block"
+    expected = readme_block("full", ROOT / "results")
+    assert expected in README, "README verdicts differ from results/*/full/verdicts.csv: run `grainlab report --readme README.md`"

@@ -110,6 +110,11 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     html_path, markdown_path = write_report(args.profile, Path(args.out) if args.out else None)
     print(f"report written to {html_path} and {markdown_path}")
+    if args.readme:
+        from grainlab.publish import update_readme
+
+        changed = update_readme(Path(args.readme), args.profile)
+        print(f"{args.readme}: verdict block {'updated' if changed else 'already current'}")
     return 0
 
 
@@ -154,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", parents=[common], help="one self-contained HTML report (and Markdown) from results/")
     p.add_argument("--profile", choices=["quick", "full"], default="full")
     p.add_argument("--out", help="HTML file to write (default: results/report.html; the .md beside it)")
+    p.add_argument("--readme", help="also rewrite this README's generated verdict block (between its markers)")
     p.set_defaults(func=cmd_report)
     return parser
 

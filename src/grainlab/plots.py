@@ -1,10 +1,76 @@
-"""Figures drawn from tidy result tables, saved as PNG and PDF under ``figures/``."""
+"""Figures drawn from tidy result tables, saved as PNG and PDF under ``figures/``.
+
+Every figure is drawn in one style (:data:`STYLE`: the Okabe–Ito colour-blind-safe palette, light
+grid, no top/right spines, embedded TrueType fonts in the PDF), with legends outside the data,
+axes labelled with their units, and the papers' numbers, where there are any, as black reference
+marks. Functions given per-query rows (a ``value`` column) draw bootstrap 95% intervals.
+"""
 
 from __future__ import annotations
 
+import functools
+import textwrap
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
+
+OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+STYLE = {"axes.prop_cycle": None, "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.6,
+         "axes.spines.top": False, "axes.spines.right": False, "font.size": 9, "axes.titlesize": 10,
+         "axes.labelsize": 9, "legend.fontsize": 8, "legend.frameon": False, "savefig.dpi": 150,
+         "pdf.fonttype": 42, "ps.fonttype": 42}
+REFERENCE = {"color": "black", "marker": "D", "markerfacecolor": "none", "markersize": 7, "linestyle": "none"}
+
+
+def grainlab_style() -> dict:
+    """The rcParams every grainlab figure is drawn with (use with ``plt.rc_context``)."""
+    from cycler import cycler
+
+    return {**STYLE, "axes.prop_cycle": cycler(color=list(OKABE_ITO))}
+
+
+def styled(plot):
+    """Draw ``plot`` inside :func:`grainlab_style`."""
+    @functools.wraps(plot)
+    def drawn(*args, **kwargs):
+        import matplotlib.pyplot as plt
+
+        with plt.rc_context(grainlab_style()):
+            return plot(*args, **kwargs)
+    return drawn
+
+
+def legend_outside(ax, title: str | None = None, panels: Sequence | None = None, **kwargs) -> None:
+    """One legend to the right of ``ax``, outside the data, of every entry on ``ax`` (and on
+    ``panels``, e.g. a reference band drawn only in some panels), each label once."""
+    entries: dict = {}
+    for source in [ax, *(panels or [])]:
+        for handle, label in zip(*source.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+        if source is not ax and source.get_legend() is not None:
+            source.get_legend().remove()
+    if entries:
+        ax.legend(list(entries.values()), list(entries), title=title, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                  borderaxespad=0, title_fontsize=8, **kwargs)
+
+
+def _y_and_interval(table: pd.DataFrame) -> tuple[str, object]:
+    """Per-query rows (``value``) get a bootstrap 95% interval; aggregate rows (``mean``) none."""
+    return ("value", ("ci", 95)) if "value" in table.columns else ("mean", None)
+
+
+def draw_references(ax, references: Sequence[tuple[str, float, float]] | None) -> None:
+    """Papers' numbers as hollow black diamonds with their label: ``(label, x, y)``."""
+    for label, x, y in references or ():
+        ax.plot([x], [y], **REFERENCE)
+        ax.annotate(label, (x, y), textcoords="offset points", xytext=(6, 0), fontsize=7, va="center")
+
+
+def draw_reference_lines(ax, lines: Mapping[str, float] | None) -> None:
+    """Papers' numbers as labelled horizontal lines."""
+    for (label, value), style in zip((lines or {}).items(), ["--", "-.", ":", (0, (5, 1))]):
+        ax.axhline(value, color="black", linestyle=style, linewidth=1, label=label)
 
 
 def figures_dir(path: str | Path | None = None) -> Path:
@@ -22,32 +88,43 @@ def save_figure(fig, name: str, folder: str | Path | None = None) -> list[Path]:
     return paths
 
 
-def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str, str], title: str):
+@styled
+def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str, str], title: str,
+                              paper_best: Mapping[str, tuple[int, int]] | None = None):
     """One panel per dataset: ``measure`` against chunk size (tokens), a line per retriever.
 
-    ``table`` needs columns ``dataset, retriever_label, chunk_size, measure, mean``.
+    ``table`` needs columns ``dataset, retriever_label, chunk_size, measure`` and ``mean`` (an
+    aggregate) or ``value`` (per-query rows: then with bootstrap 95% intervals). ``paper_best``
+    shades the size range the paper calls best on a dataset.
     """
     import matplotlib.pyplot as plt
     import seaborn as sns
 
+    y, interval = _y_and_interval(table)
     datasets = list(measure_by_dataset)
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.6 * len(datasets), 3.8), squeeze=False)
-    for ax, dataset in zip(axes[0], datasets):
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets) + 1.8, 3.6), squeeze=False)
+    for number, (ax, dataset) in enumerate(zip(axes[0], datasets)):
         measure = measure_by_dataset[dataset]
         data = table[(table["dataset"] == dataset) & (table["measure"] == measure)]
-        sns.lineplot(data=data, x="chunk_size", y="mean", hue="retriever_label", marker="o", ax=ax)
+        n = data["qid"].nunique() if "qid" in data.columns else None
+        sns.lineplot(data=data, x="chunk_size", y=y, hue="retriever_label", marker="o", ax=ax, errorbar=interval,
+                     err_style="bars", err_kws={"capsize": 2}, legend=number == len(datasets) - 1, seed=0)
+        if paper_best and dataset in paper_best:
+            low, high = paper_best[dataset]
+            ax.axvspan(low, high, color="black", alpha=0.08, label="paper's best sizes")
         ax.set_xscale("log", base=2)
         ax.set_xticks(sorted(data["chunk_size"].unique()))
         ax.get_xaxis().set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
         ax.set_xlabel("chunk size (cl100k tokens)")
         ax.set_ylabel(measure)
-        ax.set_title(dataset)
-        ax.legend(title="retriever", fontsize=8)
+        ax.set_title(dataset + (f" (n={n:,})" if n else ""))
+    legend_outside(axes[0][-1], "retriever", panels=list(axes[0][:-1]))
     fig.suptitle(title)
     fig.tight_layout()
     return fig
 
 
+@styled
 def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
     """AnswerRecall@k against the tokens it reads (k × mean chunk tokens), a line per chunk
     size; one panel per dataset × retriever. Compares chunk sizes at equal reading budget.
@@ -78,69 +155,95 @@ def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
     return fig
 
 
+@styled
 def plot_pipeline_stages(aggregate: pd.DataFrame, measure: str, title: str,
-                         stages: tuple[str, ...] = ("candidates", "fused", "reranked", "context")):
-    """``measure`` at each pipeline stage, a line per system; one panel per granularity.
+                         stages: tuple[str, ...] = ("candidates", "fused", "reranked", "context"), columns: int = 4):
+    """Small multiples: one panel per system, ``measure`` at each pipeline stage it has, a line
+    per granularity; the same y-axis everywhere, so panels compare at a glance.
 
     ``aggregate`` needs ``granularity, system, stage, measure, mean`` (the engine's aggregate table).
     """
     import matplotlib.pyplot as plt
-    import seaborn as sns
 
     data = aggregate[aggregate["measure"] == measure]
-    panels = list(dict.fromkeys(data["granularity"]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.2), squeeze=False, sharey=True)
-    for ax, panel in zip(axes[0], panels):
-        part = data[data["granularity"] == panel]
-        sns.pointplot(data=part, x="stage", y="mean", hue="system", order=list(stages), ax=ax,
-                      markersize=4, linewidth=1.2)
-        ax.set_xlabel("pipeline stage")
+    systems = list(dict.fromkeys(data["system"]))
+    granularities = list(dict.fromkeys(data["granularity"]))
+    rows = -(-len(systems) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(2.6 * columns + 1.8, 2.3 * rows), squeeze=False,
+                             sharey=True, sharex=True)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, system in zip(axes.flat, systems):
+        for colour, granularity in zip(colours, granularities):
+            part = data[(data["system"] == system) & (data["granularity"] == granularity)].set_index("stage")
+            shown = [s for s in stages if s in part.index]
+            ax.plot([stages.index(s) for s in shown], part.loc[shown, "mean"], marker="o", color=colour,
+                    label=granularity)
+        ax.set_title(textwrap.fill(system.replace("+", "+ "), 34), fontsize=7)
+        ax.set_xticks(range(len(stages)), stages, rotation=30, fontsize=7)
+    for ax in axes.flat[len(systems):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
         ax.set_ylabel(measure)
-        ax.set_title(panel)
-        ax.legend(fontsize=7, title="system", title_fontsize=8)
+    legend_outside(axes[0][-1] if axes[0][-1].get_visible() else axes[0][0], "granularity")
     fig.suptitle(title)
     fig.tight_layout()
     return fig
 
 
-def plot_sweep(table: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str, title: str):
-    """A log2-x line plot of ``y`` against ``x``, one line per ``hue`` (e.g. late vs naive by size)."""
+@styled
+def plot_sweep(table: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str, title: str,
+               references: Sequence[tuple[str, float, float]] | None = None):
+    """A log2-x line plot of ``y`` against ``x``, one line per ``hue`` (e.g. late vs naive by size);
+    per-query rows (``y`` = ``value``) get bootstrap 95% intervals; ``references`` are the paper's
+    ``(label, x, y)`` points."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    fig, ax = plt.subplots(figsize=(5.8, 3.8))
-    sns.lineplot(data=table, x=x, y=y, hue=hue, marker="o", ax=ax)
+    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    interval = ("ci", 95) if y == "value" else None
+    sns.lineplot(data=table, x=x, y=y, hue=hue, marker="o", ax=ax, errorbar=interval, err_style="bars",
+                 err_kws={"capsize": 2}, seed=0)
+    draw_references(ax, references)
     ax.set_xscale("log", base=2)
     ax.set_xticks(sorted(table[x].unique()))
     ax.get_xaxis().set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
+    legend_outside(ax, hue)
     fig.tight_layout()
     return fig
 
 
+@styled
 def plot_bars(table: pd.DataFrame, x: str, y: str, hue: str | None, ylabel: str, title: str,
-              error: str | None = ("ci", 95)):
-    """Bars of the mean ``y`` per ``x`` (and ``hue``), with a bootstrap 95% interval over rows."""
+              error: str | None = ("ci", 95), references: Mapping[str, float] | None = None, xlabel: str = ""):
+    """Bars of the mean ``y`` per ``x`` (and ``hue``), with a bootstrap 95% interval over rows and
+    each bar's value written on it (so a zero is seen, not missing); ``references`` are the
+    paper's numbers as labelled horizontal lines."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    fig, ax = plt.subplots(figsize=(7.2, 3.8))
     sns.barplot(data=table, x=x, y=y, hue=hue, errorbar=error, ax=ax, seed=0)
-    ax.set_xlabel("")
+    for container in ax.containers:
+        ax.bar_label(container, fmt="%.2f", fontsize=6, padding=2)
+    draw_reference_lines(ax, references)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.tick_params(axis="x", labelrotation=20, labelsize=8)
-    if hue:
-        ax.legend(fontsize=7, title=hue, title_fontsize=8)
+    legend_outside(ax, hue)
     fig.tight_layout()
     return fig
 
 
-def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabel: str, ylabel: str, title: str):
+@styled
+def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabel: str, ylabel: str, title: str,
+                  references: Sequence[tuple[str, float, float]] | None = None):
     """``y`` against ``x`` (linear axes), a line per ``hue``, a panel per ``col``: e.g. answer
-    recall against tokens read, or boundary retention against duplication."""
+    recall against tokens read, or boundary retention against duplication; ``references`` are the
+    paper's ``(label, x, y)`` points, drawn in every panel."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
@@ -149,15 +252,17 @@ def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabe
     for i, (ax, panel) in enumerate(zip(axes[0], panels)):
         sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, marker="o", ax=ax, sort=True,
                      legend=i == len(panels) - 1)
+        draw_references(ax, references)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(str(panel), fontsize=10)
-    axes[0][-1].legend(fontsize=7, title=hue, title_fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    legend_outside(axes[0][-1], hue)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig
 
 
+@styled
 def plot_position_curve(summary: pd.DataFrame, baselines: dict[str, float], title: str,
                         ylabel: str = "accuracy (best_subspan_em)", paper: pd.DataFrame | None = None):
     """Accuracy against the gold passage's 1-based position, a line (with its 95% CI band) per
@@ -181,11 +286,12 @@ def plot_position_curve(summary: pd.DataFrame, baselines: dict[str, float], titl
     ax.set_ylabel(ylabel)
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7)
+    legend_outside(ax)
     fig.tight_layout()
     return fig
 
 
+@styled
 def plot_reader_curves(summary: pd.DataFrame, title: str, paper: pd.DataFrame | None = None,
                        paper_label: str = "paper", ylabel: str = "accuracy (best_subspan_em)"):
     """One panel per setting (``10 documents``, ``20 documents``): accuracy against the gold
@@ -218,7 +324,7 @@ def plot_reader_curves(summary: pd.DataFrame, title: str, paper: pd.DataFrame | 
         ax.set_xticks(sorted(curves.loc[curves["setting"] == setting, "position"].unique()))
         ax.set_ylim(-0.02, 1.02)
     axes[0][0].set_ylabel(ylabel)
-    handles, labels = {}, []
+    handles: dict = {}
     for ax in axes[0]:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)

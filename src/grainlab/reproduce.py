@@ -11,6 +11,7 @@ from pathlib import Path
 from grainlab import settings
 from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError, NotebookFailed
+from grainlab.experiments.manifest import git_commit, new_manifest
 from grainlab.readers.archive import ARCHIVE_ENV, ARCHIVE_NAME
 from grainlab.settings import project_root
 from grainlab.studies.report import Report
@@ -26,6 +27,10 @@ NOTEBOOKS: dict[str, str] = {
     "chroma_chunking": "08_chroma_chunking",
 }
 PROFILES = ("quick", "full")
+# Executed full-profile notebooks are committed (results/executed/*.full.ipynb) so each reads top to
+# bottom on a repository browser; a copy over this size has its longest text outputs shortened.
+EXECUTED_LIMIT_BYTES = 3_000_000
+TEXT_OUTPUT_LIMIT = 4_000  # characters kept of an over-long text output when trimming
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,34 @@ def check_committed(root: Path, profile: str, allow_dirty: bool = False) -> None
                           "commit them first, or pass --allow-dirty (the manifests then record a -dirty commit)")
 
 
+def trim_outputs(path: Path, limit: int = EXECUTED_LIMIT_BYTES, keep: int = TEXT_OUTPUT_LIMIT) -> int:
+    """Shorten the longest text outputs of an executed notebook (streams, text/plain, text/html)
+    until the file is at most ``limit`` bytes; images stay. Returns the outputs shortened."""
+    if path.stat().st_size <= limit:
+        return 0
+    notebook = json.loads(path.read_text("utf-8"))
+    texts = []
+    for cell in notebook["cells"]:
+        for output in cell.get("outputs", []):
+            if "text" in output:
+                texts.append((output, "text"))
+            for kind in ("text/plain", "text/html"):
+                if kind in output.get("data", {}):
+                    texts.append((output["data"], kind))
+    texts.sort(key=lambda item: -len("".join(item[0][item[1]])))
+    shortened = 0
+    for holder, key in texts:
+        text = "".join(holder[key])
+        if len(text) <= keep:
+            break
+        holder[key] = text[:keep] + f"\n… [{len(text) - keep:,} characters trimmed: the full output is in results/]\n"
+        shortened += 1
+        if len(json.dumps(notebook)) <= limit:
+            break
+    atomic_write_text(path, json.dumps(notebook, indent=1, ensure_ascii=False))
+    return shortened
+
+
 def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str | None = None,
               root: Path | None = None, parameters: dict[str, object] | None = None,
               allow_dirty: bool = False) -> Path:
@@ -166,12 +199,15 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
     results = settings.results_dir()
     executed = results / "executed"
     executed.mkdir(parents=True, exist_ok=True)
+    cold_cache = not any(settings.cache_dir().iterdir())  # the job starts with nothing computed
     for name in names:
         py_path, ipynb_path = notebook_paths(name, root)
         if not ipynb_path.exists():
             build_notebook(py_path, ipynb_path)
         target = executed / f"{NOTEBOOKS[name]}.{profile}.ipynb"
         partial = executed / f".{target.name}.partial"
+        archive = results / name / profile / ARCHIVE_NAME
+        archived = archive.exists() and archive.stat().st_size > 0  # generations already made: not cold
         tick = time.perf_counter()
         try:
             papermill.execute_notebook(
@@ -188,25 +224,72 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
         except BaseException:  # interrupted: the last complete copy stays
             partial.unlink(missing_ok=True)
             raise
+        trim_outputs(partial)
         os.replace(partial, target)
         seconds = time.perf_counter() - tick
         run_info = {"notebook": NOTEBOOKS[name], "profile": profile, "seconds": round(seconds, 1),
-                    "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "parameters": parameters}
-        atomic_write_text(results / name / profile / "runtime.json", json.dumps(run_info))
+                    "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "parameters": parameters,
+                    "cache": "cold" if cold_cache and not archived else "warm"}
+        runtime = results / name / profile / "runtime.json"
+        atomic_write_text(runtime, json.dumps(with_cold_time(run_info, runtime)))
+        write_study_manifest(root, name, profile, parameters)
     return write_summary(root, profile)
+
+
+def write_study_manifest(root: Path, name: str, profile: str, parameters: dict[str, object]) -> Path:
+    """``results/<study>/<profile>/manifest.json``: the commit, the notebook's parameters (defaults
+    with the injected ones), package versions, and the models its experiments recorded (gathered
+    from their own manifests, which it lists)."""
+    folder = settings.results_dir() / name / profile
+    nested = sorted(p for p in folder.glob("**/manifest.json") if p.parent != folder)
+    models: dict[str, object] = {}
+    for path in nested:  # an experiment's systems record the model each ran with
+        for system in json.loads(path.read_text("utf-8")).get("systems", {}).values():
+            record = system.get("model") if isinstance(system, dict) else None
+            if isinstance(record, dict) and record.get("id"):
+                models[record["id"]] = {k: v for k, v in record.items() if k != "id"}
+    manifest = new_manifest(notebook=NOTEBOOKS[name], profile=profile,
+                            **{**notebook_parameters(notebook_paths(name, root)[0]), **parameters})
+    manifest.update(git_commit=git_commit(root), models=models,
+                    experiments=[p.relative_to(folder).as_posix() for p in nested])
+    manifest.pop("systems", None)
+    path = folder / "manifest.json"
+    atomic_write_text(path, json.dumps(manifest, indent=1, default=str))
+    return path
+
+
+def with_cold_time(run_info: dict, previous: Path) -> dict:
+    """``run_info`` with the latest cold run's time (``cold_seconds``, ``cold_finished``): this
+    run's when it started from an empty cache, else carried over from ``previous``."""
+    if run_info["cache"] == "cold":
+        return {**run_info, "cold_seconds": run_info["seconds"], "cold_finished": run_info["finished"]}
+    old = json.loads(previous.read_text("utf-8")) if previous.exists() else {}
+    if old.get("cold_seconds") is None and old.get("cache") == "cold":
+        old = {**old, "cold_seconds": old["seconds"], "cold_finished": old["finished"]}
+    return {**run_info, **{k: old[k] for k in ("cold_seconds", "cold_finished") if k in old}}
+
+
+def run_time_cells(info: dict) -> tuple[str, str, str]:
+    """``last run (s)``, ``cache at start`` and ``cold run (s)`` cells of a runtime record (runs
+    recorded before the cache state was: ``unrecorded``)."""
+    cold = info.get("cold_seconds")
+    return f"{info['seconds']:.0f}", info.get("cache", "unrecorded"), "—" if cold is None else f"{cold:.0f}"
 
 
 def write_summary(root: Path, profile: str) -> Path:
     """Every notebook's paper-vs-ours table for ``profile``, with run times: ``results/summary.md``
     for the full profile (committed), ``results/summary-<profile>.md`` otherwise."""
     lines = ["# grainlab results summary", "", f"Profile: **{profile}** (`grainlab reproduce --profile {profile}`).",
-             "", "| notebook | run time (s) | finished |", "|---|---|---|"]
+             "", "Run times: the last run (with what the cache held when the job started) and the latest run "
+             "from an empty cache (cold).", "",
+             "| notebook | last run (s) | cache at start | finished | cold run (s) |", "|---|---|---|---|---|"]
     sections = []
     for name, stem in NOTEBOOKS.items():
         folder = settings.results_dir() / name / profile
         if (folder / "runtime.json").exists():
             info = json.loads((folder / "runtime.json").read_text())
-            lines.append(f"| {stem} | {info['seconds']:.0f} | {info['finished']} |")
+            last, cache, cold = run_time_cells(info)
+            lines.append(f"| {stem} | {last} | {cache} | {info['finished']} | {cold} |")
         if (folder / "paper_vs_ours.json").exists():  # a study's report rows (grainlab.studies)
             sections += ["", f"## {name} ({stem})", "", Report.load(folder).markdown().strip()]
         elif (folder / "paper_vs_ours.md").exists():  # results written before the studies had reports

@@ -12,7 +12,7 @@ from typing import Any
 import grainlab
 
 PACKAGES = ("torch", "transformers", "sentence-transformers", "onnxruntime", "bm25s", "ir-measures",
-            "beir", "tiktoken", "pysbd", "numpy", "pandas", "scipy")
+            "beir", "tiktoken", "pysbd", "numpy", "pandas", "scipy", "xllamacpp", "papermill")
 
 
 def package_versions() -> dict[str, str]:

@@ -6,7 +6,12 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from grainlab.evaluation.significance import bootstrap_ci, compare_to_baseline, holm, paired_comparison
+from grainlab.evaluation.significance import (
+    bootstrap_ci,
+    compare_to_baseline,
+    holm,
+    paired_comparison,
+)
 from grainlab.experiments.systems import retriever_label
 from grainlab.spec import parse_spec
 

@@ -29,6 +29,7 @@ from grainlab.evaluation.registry import (
 )
 from grainlab.evaluation.significance import paired_comparison
 from grainlab.experiments import System, chunk_corpus
+from grainlab.studies.claims import Claim
 from grainlab.studies.report import Report
 
 K = 5  # the report retrieves the top 5 chunks
@@ -117,7 +118,31 @@ def versus_matched(per_query: pd.DataFrame, matched: Mapping[str, str], retrieve
     return paired_comparison(per_query, pairs, measure, n_resamples=n_resamples, seed=seed)
 
 
-def report(aggregate: pd.DataFrame, retriever_label: str, note: str) -> Report:
+# The report's contrasts (MiniLM column): (system, baseline, measure kind) — effects from its table.
+PAPER_CONTRASTS = (("TokenText 250, overlap 125", "TokenText 250, overlap 0", "recall"),
+                   ("Recursive 200, overlap 0", "TokenText 200, overlap 0", "iou"),
+                   ("ClusterSemantic 200", "TokenText 200, overlap 0", "iou"),
+                   ("ClusterSemantic 200", "Recursive 200, overlap 0", "iou"),
+                   ("ClusterSemantic 250", "TokenText 250, overlap 0", "recall"))
+
+
+def claims(retriever_label: str, chunkers: Sequence[str]) -> list[Claim]:
+    """The report's pairwise differences (MiniLM column) that our chunkers can test, in Chroma's
+    convention, compared on column ``chunker_label``."""
+    paper = PAPER[PAPER["encoder"] == "all-MiniLM-L6-v2"].set_index("chunker")
+    out = []
+    for system, baseline, kind in PAPER_CONTRASTS:
+        if system not in chunkers or baseline not in chunkers:
+            continue
+        effect = (paper.loc[system, kind] - paper.loc[baseline, kind]) / 100
+        out.append(Claim(f"{system} beats {baseline} ({kind})",
+                         f"{paper.loc[system, kind]:.1f} vs {paper.loc[baseline, kind]:.1f}", system, baseline,
+                         measure_name(kind, "chroma"), +1, float(effect), {"retriever_label": retriever_label},
+                         "our re-implementation of the chunkers; characters as in the official code"))
+    return out
+
+
+def report(aggregate: pd.DataFrame, retriever_label: str, note: str, verdicts: pd.DataFrame | None = None) -> Report:
     """For every configuration the report has (its MiniLM column): the report's recall /
     precision / IoU beside ours in Chroma's convention and in the deduplicated one (×100)."""
     means = aggregate.set_index(["chunker_label", "retriever_label", "measure"])["mean"]
@@ -141,4 +166,4 @@ def report(aggregate: pd.DataFrame, retriever_label: str, note: str) -> Report:
         row["ours PrecisionΩ (chroma)"] = round(100 * means[(*key, measure_name("omega", "chroma"))], 1)
         rows.append(row)
     return Report("Chroma's chunking evaluation (recall / precision / IoU, %, top 5 chunks)", pd.DataFrame(rows),
-                  note, floatfmt=".1f")
+                  note, floatfmt=".1f", verdicts=verdicts)

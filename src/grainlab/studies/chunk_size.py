@@ -9,6 +9,7 @@ import pandas as pd
 
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import System, best_rows, markdown_table, retriever_label
+from grainlab.studies.claims import Claim
 from grainlab.studies.report import Report
 
 CLAIMS = pd.DataFrame([
@@ -26,6 +27,28 @@ CLAIM_BY_DATASET = {"squad_dev_stitched": "64–128 tokens best (factoid answers
                     "covid_qa_stitched": "512–1024 tokens best (broader context)",
                     "nq_open_oracle_stitched": "64–128 tokens best (factoid answers)"}
 NOT_IN_PAPER = "not in the paper (document-level retrieval benchmark)"
+FACTOID_SETS = ("squad_dev_stitched", "nq_open_oracle_stitched")
+PAPER_BEST = {"squad_dev_stitched": (64, 128), "nq_open_oracle_stitched": (64, 128), "covid_qa_stitched": (512, 1024)}
+CONTEXT_SETS = ("covid_qa_stitched",)
+SMALL, LARGE = 128, 512  # the inner edges of the paper's two ranges: the most conservative contrast
+
+
+def claims(per_query: pd.DataFrame, measure: str, small: int = SMALL, large: int = LARGE) -> list[Claim]:
+    """Per QA set × retriever in ``per_query``: on factoid sets ``small``-token chunks beat
+    ``large`` ones, on context-heavy sets the reverse (compared on columns ``chunk_size``)."""
+    out = []
+    for (dataset, retriever), _ in per_query.groupby(["dataset", "retriever_label"], sort=False):
+        if dataset not in FACTOID_SETS + CONTEXT_SETS:
+            continue
+        factoid = dataset in FACTOID_SETS
+        deviation = ("lexical retriever, not in the paper" if retriever == "BM25" else
+                     f"{retriever} instead of Stella/Snowflake"
+                     + ("" if "nomic" in retriever else "; chunks above 512 word pieces truncated"))
+        out.append(Claim(f"{small if factoid else large} tokens beat {large if factoid else small} "
+                         f"({'factoid' if factoid else 'context-heavy'} set)", CLAIM_BY_DATASET[dataset],
+                         small if factoid else large, large if factoid else small, measure, +1,
+                         where={"dataset": dataset, "retriever_label": retriever}, deviation=deviation))
+    return out
 
 
 def chunker(size: int, tokenizer: str) -> str:
@@ -48,9 +71,11 @@ def measures(answer_ks: Sequence[int], is_qa: bool) -> list[str]:
     return [ANSWER_RECALL @ k for k in answer_ks] if is_qa else ["nDCG@10", "R@100"]
 
 
-def report(aggregate: pd.DataFrame, primary: Mapping[str, str], gates: pd.DataFrame, note: str) -> Report:
+def report(aggregate: pd.DataFrame, primary: Mapping[str, str], gates: pd.DataFrame, note: str,
+           verdicts: pd.DataFrame | None = None) -> Report:
     """Per dataset × retriever: the paper's claim, our best chunk size and the whole curve of the
-    primary measure; then the SciFact sanity gates (measured against published values)."""
+    primary measure; then the SciFact sanity gates (measured against published values). The
+    tested claims (``claims`` through ``verdict_table``) come first when given."""
     rows = []
     for dataset, measure in primary.items():
         data = aggregate[(aggregate["dataset"] == dataset) & (aggregate["measure"] == measure)]
@@ -62,7 +87,7 @@ def report(aggregate: pd.DataFrame, primary: Mapping[str, str], gates: pd.DataFr
                          **{str(int(s)): round(float(v), 3) for s, v in curve.sort_index().items()}})
     gates_md = markdown_table(gates[["retriever", "measure", "ours", "expected", "tolerance", "pass"]])
     return Report("Chunk size (Bhat et al. 2025)", pd.DataFrame(rows),
-                  note + "\n\nSciFact whole-document sanity gates (nDCG@10):\n\n" + gates_md)
+                  note + "\n\nSciFact whole-document sanity gates (nDCG@10):\n\n" + gates_md, verdicts=verdicts)
 
 
 def size_contrasts(per_query: pd.DataFrame, measure: str, reference: int, larger: Sequence[int],

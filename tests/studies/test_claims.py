@@ -1,0 +1,103 @@
+"""Claims tested on paired per-query scores: the verdict follows the data, never a typed word."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from grainlab.errors import ConfigError
+from grainlab.evaluation.significance import holm, randomization_test
+from grainlab.studies.claims import Claim, paired_scores, verdict_counts, verdict_table
+from grainlab.studies.report import Report
+
+
+def _per_query(shift: float, n: int = 80, seed: int = 1) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0.2, 0.8, n)
+    rows = []
+    for i, value in enumerate(base):
+        rows += [{"qid": f"q{i}", "system": "small", "dataset": "a", "measure": "m", "value": value + shift},
+                 {"qid": f"q{i}", "system": "large", "dataset": "a", "measure": "m", "value": value},
+                 {"qid": f"q{i}", "system": "small", "dataset": "b", "measure": "m", "value": value},
+                 {"qid": f"q{i}", "system": "large", "dataset": "b", "measure": "m", "value": value + rng.normal(0, .2)}]
+    return pd.DataFrame(rows)
+
+
+def test_verdicts_follow_direction_and_significance():
+    data = _per_query(0.05)
+    claims = [Claim("small wins on a", "p", "small", "large", "m", +1, where={"dataset": "a"}),
+              Claim("large wins on a", "p", "small", "large", "m", -1, where={"dataset": "a"}),
+              Claim("small wins on b", "p", "small", "large", "m", +1, paper_effect=0.05, where={"dataset": "b"})]
+    table = verdict_table(data, claims, n_resamples=2000)
+    assert list(table["verdict"]) == ["reproduced", "not reproduced", "inconclusive"]
+    assert table.loc[0, "effect"] == pytest.approx(0.05)
+    assert table.loc[0, "ci_low"] - 1e-9 <= 0.05 <= table.loc[0, "ci_high"] + 1e-9
+    assert set(table["n"]) == {80}
+    assert table.loc[2, "queries_needed"] > 80  # noise σ≈0.2 needs more than 80 pairs for δ=0.05
+    assert pd.isna(table.loc[0, "queries_needed"])
+    assert "dataset" in table.columns and table.loc[2, "dataset"] == "b"
+
+
+def test_p_values_are_the_randomization_test_holm_corrected_over_the_claims():
+    data = _per_query(0.01)
+    claims = [Claim("x", "p", "small", "large", "m", where={"dataset": d}) for d in ("a", "b")]
+    table = verdict_table(data, claims, n_resamples=2000)
+    raw = []
+    for claim in claims:
+        a, b = paired_scores(data, claim)
+        raw.append(randomization_test(a, b, 2000, 0))
+    assert table["p"].tolist() == pytest.approx(raw)
+    assert table["p_holm"].tolist() == pytest.approx(holm(raw))
+
+
+def test_pairs_only_queries_both_arms_answered():
+    data = _per_query(0.05, n=10)
+    data = data[~((data["qid"] == "q0") & (data["system"] == "large"))]
+    a, b = paired_scores(data, Claim("x", "p", "small", "large", "m", where={"dataset": "a"}))
+    assert a.size == b.size == 9
+
+
+def test_missing_arm_or_column_is_a_clear_error():
+    data = _per_query(0.05, n=5)
+    with pytest.raises(ConfigError, match="no per-query scores for 'tiny'"):
+        verdict_table(data, [Claim("x", "p", "tiny", "large", "m")])
+    with pytest.raises(ConfigError, match="lacks"):
+        verdict_table(data, [Claim("x", "p", "small", "large", "m", where={"model": "z"})])
+
+
+def test_report_saves_renders_and_reloads_its_verdicts(tmp_path):
+    data = _per_query(0.05)
+    table = verdict_table(data, [Claim("small wins", "paper says so", "small", "large", "m",
+                                       where={"dataset": "a"})], n_resamples=500)
+    report = Report("T", pd.DataFrame([{"claim": "c", "paper": 1, "ours": 2}]), verdicts=table)
+    report.save(tmp_path)
+    text = (tmp_path / "paper_vs_ours.md").read_text()
+    assert "reproduced" in text and "| dataset |" in text.replace("| claim | paper | dataset", "| dataset |")
+    again = Report.load(tmp_path)
+    assert again.verdicts["verdict"].tolist() == ["reproduced"]
+    Report("T", report.rows).save(tmp_path)
+    assert not (tmp_path / "verdicts.csv").exists()
+    assert verdict_counts(table) == {"reproduced": 1}
+
+
+def test_an_inconclusive_test_can_still_rule_the_papers_effect_out():
+    data = _per_query(0.0, n=60)
+    data.loc[(data["dataset"] == "a") & (data["system"] == "small"), "value"] += np.tile([0.01, -0.01], 30)
+    table = verdict_table(data, [Claim("x", "p", "small", "large", "m", +1, paper_effect=0.3, where={"dataset": "a"}),
+                                 Claim("y", "p", "small", "large", "m", +1, paper_effect=0.0001,
+                                       where={"dataset": "b"})], n_resamples=500)
+    assert list(table["verdict"]) == ["inconclusive", "inconclusive"]
+    assert table.loc[0, "paper_effect_excluded"]
+    assert not table.loc[1, "paper_effect_excluded"]
+
+
+def test_too_few_or_all_tied_pairs_rule_nothing_out():
+    tied = verdict_table(_per_query(0.0, n=60), [Claim("x", "p", "small", "large", "m", paper_effect=0.3,
+                                                       where={"dataset": "a"})], n_resamples=200)
+    few = verdict_table(_per_query(0.0, n=10), [Claim("x", "p", "small", "large", "m", paper_effect=0.3,
+                                                      where={"dataset": "b"})], n_resamples=200)
+    assert tied.loc[0, "paper_effect_excluded"] is None and few.loc[0, "paper_effect_excluded"] is None
+
+
+def test_a_single_pair_is_inconclusive_not_an_error():
+    table = verdict_table(_per_query(0.3, n=1), [Claim("x", "p", "small", "large", "m", where={"dataset": "a"})])
+    assert table.loc[0, "verdict"] == "inconclusive" and table.loc[0, "p"] == 1.0 and table.loc[0, "n"] == 1
