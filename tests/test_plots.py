@@ -27,6 +27,10 @@ def test_figures_have_labels_and_files(tmp_path):
     assert len(ax.get_lines()) >= 2
     paths = save_figure(fig, "x", tmp_path)
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 1000 for p in paths)
+    from grainlab.plots import figure_stamp, plots_fingerprint
+
+    assert figure_stamp(paths[0]) == plots_fingerprint()  # which plotting code drew it
+    assert f"grainlab-plots={plots_fingerprint()}".encode() in paths[1].read_bytes()
     fig2 = plot_recall_vs_budget(table(), ["squad"], "budget")
     assert len(fig2.axes) >= 2 and "tokens read" in fig2.axes[0].get_xlabel()
 

@@ -14,6 +14,16 @@ def test_every_figure_the_readme_names_exists():
     assert not missing, f"the README names figures that are not committed: {missing}"
 
 
+def test_every_stamped_figure_the_readme_names_was_drawn_by_the_current_plotting_code():
+    """A figure stamped by an older ``grainlab.plots`` is stale: re-run its notebook. (Figures from
+    before the stamps have none; ``grainlab report`` marks them.)"""
+    from grainlab.plots import figure_stamp, plots_fingerprint
+
+    named = sorted(set(re.findall(r"figures/[\w./-]+?\.png", README)))
+    stale = [n for n in named if (ROOT / n).is_file() and figure_stamp(ROOT / n) not in (None, plots_fingerprint())]
+    assert not stale, f"drawn by older plotting code, re-run their notebooks: {stale}"
+
+
 def test_every_benchmark_script_the_readme_names_exists():
     named = sorted(set(re.findall(r"benchmarks/[\w.-]+\.py", README)))
     assert named

@@ -79,13 +79,35 @@ def figures_dir(path: str | Path | None = None) -> Path:
     return settings.figures_dir(path)
 
 
+STAMP_KEY = "grainlab-plots"  # PNG text chunk: the fingerprint of the plotting code that drew it
+
+
+def plots_fingerprint() -> str:
+    """The code version of this module (what a figure's stamp is checked against)."""
+    from grainlab.cache import code_fingerprint
+
+    return code_fingerprint("plots")[:16]
+
+
 def save_figure(fig, name: str, folder: str | Path | None = None) -> list[Path]:
-    """Write ``<name>.png`` (150 dpi) and ``<name>.pdf``; return the paths."""
+    """Write ``<name>.png`` (150 dpi) and ``<name>.pdf`` (vector), each stamped with the plotting
+    code's fingerprint and the commit (PNG text chunks; the PDF's Subject); return the paths."""
+    from grainlab.experiments.manifest import git_commit
+
     out = figures_dir(folder)
     paths = [out / f"{name}.png", out / f"{name}.pdf"]
-    fig.savefig(paths[0], dpi=150, bbox_inches="tight")
-    fig.savefig(paths[1], bbox_inches="tight")
+    stamp, commit = plots_fingerprint(), git_commit()
+    fig.savefig(paths[0], dpi=150, bbox_inches="tight", metadata={STAMP_KEY: stamp, "grainlab-commit": commit})
+    fig.savefig(paths[1], bbox_inches="tight", metadata={"Subject": f"{STAMP_KEY}={stamp} commit={commit}"})
     return paths
+
+
+def figure_stamp(path: Path) -> str | None:
+    """The plotting-code fingerprint a PNG was stamped with (None: drawn before stamps existed)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return image.info.get(STAMP_KEY)
 
 
 @styled

@@ -24,6 +24,7 @@ import pandas as pd
 from grainlab import settings
 from grainlab.cache import atomic_write_text
 from grainlab.experiments.tables import markdown_table
+from grainlab.plots import figure_stamp, plots_fingerprint
 from grainlab.reproduce import NOTEBOOKS, run_time_cells
 from grainlab.studies.report import Report
 
@@ -147,9 +148,19 @@ def _verdict_html(table: pd.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def _provenance(path: Path) -> str:
+    """Which plotting code drew a figure: current, older (stale), or unstamped."""
+    stamp = figure_stamp(path)
+    if stamp is None:
+        return "drawn before figures were stamped with their plotting code"
+    return "drawn by the current plotting code" if stamp == plots_fingerprint() else \
+        f"drawn by older plotting code ({stamp}): re-run the notebook"
+
+
 def _image(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
-    return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
+    return (f'<figure><img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
+            f"<figcaption class='facts'>{html.escape(path.name)}: {html.escape(_provenance(path))}</figcaption></figure>")
 
 
 def build_html(sections: list[StudySection], title: str) -> str:
@@ -200,7 +211,7 @@ def build_markdown(sections: list[StudySection], title: str, figures_relative_to
                      section.legacy.strip() or "No paper-vs-ours table saved yet.")
         for path in section.figures:
             shown = os.path.relpath(path, figures_relative_to) if figures_relative_to else str(path)
-            lines += ["", f"![{path.stem}]({Path(shown).as_posix()})"]
+            lines += ["", f"![{path.stem}]({Path(shown).as_posix()})", f"*{path.name}: {_provenance(path)}*"]
         lines.append("")
     return "\n".join(lines)
 
