@@ -80,7 +80,7 @@ from grainlab.experiments import gate_table, retriever_label, run_experiment, si
 from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import chunk_size as study
-from grainlab.studies.claims import verdict_table
+from grainlab.studies.claims import verdict_table, view
 
 SETUP = notebook_setup("chunk_size", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -234,8 +234,8 @@ if long_models:
     verdicts = pd.concat([verdicts, verdict_table(long_only, study.claims(long_only, primary_qa),
                                                   system_col="chunk_size", n_resamples=N_RESAMPLES, seed=SEED)
                           .assign(sample=f"{LONG_QA_DOCS} stitched documents per set")], ignore_index=True)
-display(verdicts[["dataset", "retriever_label", "sample", "system", "baseline", "ours", "p_holm", "verdict",
-                  "queries_needed"]])
+display(view(verdicts, ["dataset", "retriever_label", "sample", "system", "baseline", "ours", "p_holm", "verdict",
+                  "queries_needed"]))
 
 # %% [markdown]
 # ## Paper vs ours

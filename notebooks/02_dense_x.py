@@ -89,7 +89,7 @@ from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import dense_x as study
-from grainlab.studies.claims import verdict_table
+from grainlab.studies.claims import verdict_table, view
 from grainlab.studies.longrag import passage_corpus
 
 SETUP = notebook_setup("dense_x", PROFILE, MIRROR)
@@ -228,7 +228,7 @@ verdicts = pd.concat([
                   n_resamples=N_RESAMPLES, seed=SEED).assign(family="retrieval"),
     verdict_table(em_runs, study.reader_claims(models, READER_RETRIEVERS, BUDGETS), system_col="unit",
                   value_col="em", n_resamples=N_RESAMPLES, seed=SEED).assign(family="reader EM")], ignore_index=True)
-display(verdicts[["family", "claim", "retriever_label", "model", "l", "ours", "p_holm", "verdict", "queries_needed"]])
+display(view(verdicts, ["family", "claim", "retriever_label", "model", "l", "ours", "p_holm", "verdict", "queries_needed"]))
 
 # %% [markdown]
 # ## Report

@@ -92,7 +92,7 @@ from grainlab.experiments import run_experiment
 from grainlab.plots import plot_sweep, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import late_chunking as study
-from grainlab.studies.claims import verdict_table
+from grainlab.studies.claims import verdict_table, view
 
 SETUP = notebook_setup("late_chunking", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -187,7 +187,7 @@ claims = study.claims(list(strategies), sizes, long_sets, ANSWER_RECALL @ max(AN
                       f"{model.split('/')[-1]} (not jina-v2-small)",
                       f"SciFact sample of {len(scifact.corpus)} documents" if n_docs else "")
 verdicts = verdict_table(tested, claims, n_resamples=N_RESAMPLES, seed=SEED)
-display(verdicts[["part", "system", "baseline", "measure", "ours", "p_holm", "verdict", "queries_needed"]])
+display(view(verdicts, ["part", "system", "baseline", "measure", "ours", "p_holm", "verdict", "queries_needed"]))
 
 # %% [markdown]
 # ## Paper vs ours

@@ -76,7 +76,7 @@ from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.readers import choose_backend, get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import longrag as study
-from grainlab.studies.claims import verdict_table
+from grainlab.studies.claims import verdict_table, view
 from grainlab.studies.longrag import (
     confidence_table,
     document_corpus,
@@ -209,7 +209,7 @@ verdicts = pd.concat([
                   n_resamples=N_RESAMPLES, seed=SEED).assign(family="answer recall"),
     verdict_table(reader_rows, study.reader_claims(models), system_col="setting", value_col="em",
                   n_resamples=N_RESAMPLES, seed=SEED).assign(family="reader EM")], ignore_index=True)
-display(verdicts[["family", "claim", "retriever", "model", "ours", "p_holm", "verdict", "queries_needed"]])
+display(view(verdicts, ["family", "claim", "retriever", "model", "ours", "p_holm", "verdict", "queries_needed"]))
 
 # %%
 note = (f"Profile **{PROFILE}**. {len(pool.queries)} NQ-open questions; corpus = NQ-open oracle gold passages + "

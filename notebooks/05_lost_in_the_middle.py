@@ -95,7 +95,7 @@ from grainlab.plots import plot_position_curve, plot_reader_curves, save_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import lost_in_the_middle as study
-from grainlab.studies.claims import verdict_table
+from grainlab.studies.claims import verdict_table, view
 from grainlab.studies.lost_in_the_middle import (
     accuracy_by_position,
     curve_shape,
@@ -235,7 +235,7 @@ save_figure(fig, "lost_in_the_middle_kv", FIGURES)
 all_runs = study.with_position(pd.concat([qa_runs, kv_runs], ignore_index=True))
 verdicts = verdict_table(all_runs, study.claims(all_runs), system_col="position", value_col="correct",
                          n_resamples=N_RESAMPLES, seed=SEED)
-display(verdicts[["model", "setting", "system", "baseline", "ours", "paper", "p_holm", "verdict", "queries_needed"]])
+display(view(verdicts, ["model", "setting", "system", "baseline", "ours", "paper", "p_holm", "verdict", "queries_needed"]))
 
 # %% [markdown]
 # ## Paper vs ours

@@ -64,7 +64,7 @@ from grainlab.experiments import chunk_corpus, retriever_label, run_experiment
 from grainlab.plots import plot_pipeline_stages, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import hybrid_rerank as study
-from grainlab.studies.claims import verdict_table
+from grainlab.studies.claims import verdict_table, view
 
 SETUP = notebook_setup("hybrid_rerank", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -186,7 +186,7 @@ display(sweep[sweep["measure"] == "nDCG@10"].pivot_table(index=["granularity", "
 # %%
 verdicts = verdict_table(per_query, study.claims(per_query, singles, f"reranker {RERANKER.split('/')[-1]}"),
                          n_resamples=N_RESAMPLES, seed=SEED)
-display(verdicts[["granularity", "system", "baseline", "ours", "p_holm", "verdict", "queries_needed"]])
+display(view(verdicts, ["granularity", "system", "baseline", "ours", "p_holm", "verdict", "queries_needed"]))
 
 # %% [markdown]
 # ## Paper vs ours

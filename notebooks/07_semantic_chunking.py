@@ -105,7 +105,7 @@ from grainlab.experiments import markdown_table, run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import semantic_chunking as study
-from grainlab.studies.claims import verdict_table
+from grainlab.studies.claims import verdict_table, view
 
 SETUP = notebook_setup("semantic_chunking", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -309,7 +309,7 @@ verdicts = pd.concat([
     verdict_table(ov_per_query, [c for name in OVERLAP_DATASETS for c in study.overlap_claims(OVERLAPS, recall_k, name)],
                   system_col="overlap", n_resamples=N_RESAMPLES, seed=SEED).assign(family="overlap"),
 ], ignore_index=True)
-display(verdicts[["family", "claim", "dataset", "system", "baseline", "ours", "p_holm", "verdict", "queries_needed"]])
+display(view(verdicts, ["family", "claim", "dataset", "system", "baseline", "ours", "p_holm", "verdict", "queries_needed"]))
 
 # %% [markdown]
 # ## Papers vs ours

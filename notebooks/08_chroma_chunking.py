@@ -75,7 +75,7 @@ from grainlab.experiments import run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import chroma_chunking as study
-from grainlab.studies.claims import verdict_table
+from grainlab.studies.claims import verdict_table, view
 
 SETUP = notebook_setup("chroma_chunking", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -185,7 +185,7 @@ display((100 * finance).round(1))
 first = next(iter(retrievers))
 verdicts = verdict_table(per_query, study.claims(first, list(chunkers)), system_col="chunker_label",
                          scale=100, n_resamples=N_RESAMPLES, seed=SEED)
-display(verdicts[["claim", "paper", "ours", "p_holm", "verdict", "queries_needed"]])
+display(view(verdicts, ["claim", "paper", "ours", "p_holm", "verdict", "queries_needed"]))
 
 # %% [markdown]
 # ## Paper vs ours

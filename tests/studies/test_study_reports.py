@@ -66,3 +66,18 @@ def test_lost_in_the_middle_report_pairs_positions_with_the_paper():
     rows = lost_in_the_middle.report(summary, kv, "note").rows
     assert rows["paper"].tolist()[:2] == [pytest.approx(0.768), pytest.approx(0.561)]
     assert rows["ours"].tolist() == [0.5, 0.2, 1.0]
+
+
+def test_chunk_size_claims_follow_the_paper_and_skip_sets_without_both_sizes():
+    import pandas as pd
+
+    from grainlab.studies import chunk_size
+
+    rows = pd.DataFrame([{"dataset": d, "retriever_label": "BM25", "chunk_size": s, "qid": "q", "measure": "m",
+                          "value": 0.5} for d, sizes in (("squad_dev_stitched", (128, 512)),
+                                                         ("covid_qa_stitched", (128, 512)),
+                                                         ("nq_open_oracle_stitched", (64, 256)), ("scifact", (128, 512)))
+                         for s in sizes])
+    claims = chunk_size.claims(rows, "m")
+    assert [(c.where["dataset"], c.system, c.baseline, c.direction) for c in claims] == [
+        ("squad_dev_stitched", 128, 512, 1), ("covid_qa_stitched", 512, 128, 1)]

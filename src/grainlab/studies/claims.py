@@ -111,6 +111,12 @@ def paper_effect_excluded(row: Mapping[str, object]) -> bool | None:
     return not (low <= float(effect) <= high)
 
 
+def view(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``columns`` of a verdict table, those it has (a run with no testable claim has only the
+    verdict columns, not the claims' filters)."""
+    return table[[c for c in columns if c in table.columns]]
+
+
 def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
     """How many claims each verdict got (for a study's headline)."""
     return {str(k): int(v) for k, v in table["verdict"].value_counts().items()} if len(table) else {}
