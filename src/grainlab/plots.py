@@ -305,7 +305,6 @@ def plot_position_curve(summary: pd.DataFrame, baselines: dict[str, float], titl
     for (label, value), style in zip(baselines.items(), ["--", "-.", ":"]):
         ax.axhline(value, linestyle=style, color="black", linewidth=1, label=label)
     ax.set_xlabel("position of the gold passage (1 = first)")
-    ax.set_xticks(sorted(set(summary["position"]) | set(paper["position"] if paper is not None else [])))
     ax.set_ylabel(ylabel)
     ax.set_ylim(-0.02, 1.02)
     ax.set_title(title, fontsize=10)
