@@ -101,3 +101,15 @@ def test_too_few_or_all_tied_pairs_rule_nothing_out():
 def test_a_single_pair_is_inconclusive_not_an_error():
     table = verdict_table(_per_query(0.3, n=1), [Claim("x", "p", "small", "large", "m", where={"dataset": "a"})])
     assert table.loc[0, "verdict"] == "inconclusive" and table.loc[0, "p"] == 1.0 and table.loc[0, "n"] == 1
+
+
+def test_queries_needed_are_sized_for_the_corrected_level():
+    from grainlab.evaluation.verdicts import queries_needed
+
+    data = _per_query(0.0, n=60)
+    claims = [Claim("x", "p", "small", "large", "m", paper_effect=0.05, where={"dataset": "b"}),
+              Claim("y", "p", "small", "large", "m", paper_effect=0.05, where={"dataset": "a"})]
+    table = verdict_table(data, claims, n_resamples=200)
+    a, b = paired_scores(data, claims[0])
+    assert table.loc[0, "queries_needed"] == queries_needed(float(np.std(a - b, ddof=1)), 0.05, 0.025)
+    assert table.loc[0, "queries_needed"] > queries_needed(float(np.std(a - b, ddof=1)), 0.05)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from grainlab.errors import ConfigError
 from grainlab.evaluation.significance import holm, randomization_test
-from grainlab.evaluation.verdicts import verdict_row
+from grainlab.evaluation.verdicts import queries_needed, verdict_row
 
 VERDICT_COLUMNS = ("claim", "paper", "ours", "system", "baseline", "measure", "n", "effect", "ci_low", "ci_high",
                    "p", "p_holm", "verdict", "queries_needed", "paper_effect", "paper_effect_excluded", "deviation")
@@ -69,7 +69,9 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
                   seed: int = 0) -> pd.DataFrame:
     """One row per claim (columns :data:`VERDICT_COLUMNS`, plus the ``where`` columns): the paired
     effect ``system − baseline`` with its 95% bootstrap interval, the randomization p, Holm over
-    these claims, the verdict and — when inconclusive — the queries a test would need.
+    these claims, the verdict and — when inconclusive — the queries a test would need to detect
+    the paper's effect (else ours) with 80% power at the Bonferroni level α / (number of claims),
+    the strictest step of Holm's correction.
     ``scale`` only formats the ``ours`` text (e.g. 100 for ×100 tables)."""
     if not claims:
         return pd.DataFrame(columns=list(VERDICT_COLUMNS))
@@ -83,6 +85,9 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
     rows = []
     for claim, (a, b), p, p_holm in zip(claims, pairs, p_raw, p_adjusted):
         tested = verdict_row(a - b, p_holm, claim.direction, claim.paper_effect, n_resamples=n_resamples, seed=seed)
+        if tested["queries_needed"] is not None:  # sized for the corrected test: α / (claims in the family)
+            tested["queries_needed"] = queries_needed(float(np.std(a - b, ddof=1)),
+                                                      claim.paper_effect or tested["effect"], 0.05 / len(claims))
         row = {"claim": claim.claim, "paper": claim.paper, "system": str(claim.system),
                "baseline": str(claim.baseline), "measure": claim.measure or value_col, **dict(claim.where),
                **tested, "p": p, "paper_effect": claim.paper_effect, "deviation": claim.deviation}
