@@ -203,3 +203,24 @@ def test_committed_executed_notebooks_are_full_profile_and_under_the_limit():
         if not path.name.endswith(".full.ipynb"):
             continue
         assert path.stat().st_size <= EXECUTED_LIMIT_BYTES, f"{path.name} is over the committed size limit"
+
+
+def test_a_manifest_calls_a_tree_dirty_only_for_uncommitted_code(tmp_path):
+    import subprocess
+
+    from grainlab.experiments.manifest import git_commit
+
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    (tmp_path / "results.csv").write_text("a\n")
+    git("add", ".")
+    git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "c")
+    assert not git_commit(tmp_path).endswith("-dirty")
+    (tmp_path / "results.csv").write_text("b\n")  # an output changed: still clean
+    assert not git_commit(tmp_path).endswith("-dirty")
+    (tmp_path / "src" / "a.py").write_text("x = 2\n")  # code changed: dirty
+    assert git_commit(tmp_path).endswith("-dirty")

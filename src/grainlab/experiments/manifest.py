@@ -41,13 +41,17 @@ def code_changes(root: Path) -> list[str]:
 
 
 def git_commit(path: Path | None = None) -> str:
-    """The commit of the working tree (with ``-dirty`` when it has changes), or ``unknown``."""
+    """The commit of the working tree (with ``-dirty`` when the code that makes results —
+    :data:`CODE_PATHS` — has uncommitted changes; results, figures and docs are not code), or
+    ``unknown``."""
     cwd = path or Path(__file__).resolve().parent
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
                                 check=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True,
+                             check=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", *CODE_PATHS],
+                               cwd=top, capture_output=True, text=True, timeout=10).stdout.strip()
         return commit + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
