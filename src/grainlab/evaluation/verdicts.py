@@ -43,10 +43,12 @@ def verdict(delta: float, p_holm: float, direction: int, alpha: float = 0.05) ->
 
 
 def verdict_row(differences: np.ndarray, p_holm: float, direction: int, paper_effect: float | None = None,
-                alpha: float = 0.05, power: float = 0.8, n_resamples: int = 10_000, seed: int = 0) -> dict:
+                alpha: float = 0.05, power: float = 0.8, n_resamples: int = 10_000, seed: int = 0,
+                family_size: int = 1) -> dict:
     """The verdict columns of one paper-vs-ours row from the per-query differences and the
     Holm-corrected p of their paired test: effect, 95% CI, n, p, verdict, and — when
-    inconclusive — the queries needed to detect the paper's effect (else the observed one)."""
+    inconclusive — the queries needed to detect the paper's effect (else the observed one) at
+    α / ``family_size``, the strictest step of a Holm correction over that many claims."""
     differences = np.asarray(differences, dtype=float)
     if differences.size == 0:
         raise ConfigError("a verdict needs at least one paired difference")
@@ -56,7 +58,8 @@ def verdict_row(differences: np.ndarray, p_holm: float, direction: int, paper_ef
     needed = None
     if label == INCONCLUSIVE:
         target = paper_effect if paper_effect else effect
-        needed = queries_needed(float(differences.std(ddof=1)) if differences.size > 1 else 0.0, target, alpha, power)
+        needed = queries_needed(float(differences.std(ddof=1)) if differences.size > 1 else 0.0, target,
+                                alpha / family_size, power)
     return {"effect": effect, "ci_low": low, "ci_high": high, "n": int(differences.size), "p_holm": float(p_holm),
             "verdict": label, "queries_needed": needed,
             "effect_for_power": "paper" if paper_effect else "observed"}

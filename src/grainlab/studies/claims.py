@@ -17,7 +17,7 @@ import pandas as pd
 
 from grainlab.errors import ConfigError
 from grainlab.evaluation.significance import holm, randomization_test
-from grainlab.evaluation.verdicts import queries_needed, verdict_row
+from grainlab.evaluation.verdicts import verdict_row
 
 VERDICT_COLUMNS = ("claim", "paper", "ours", "system", "baseline", "measure", "n", "effect", "ci_low", "ci_high",
                    "p", "p_holm", "verdict", "queries_needed", "paper_effect", "paper_effect_excluded", "deviation")
@@ -84,10 +84,8 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
     p_adjusted = holm(p_raw)
     rows = []
     for claim, (a, b), p, p_holm in zip(claims, pairs, p_raw, p_adjusted):
-        tested = verdict_row(a - b, p_holm, claim.direction, claim.paper_effect, n_resamples=n_resamples, seed=seed)
-        if tested["queries_needed"] is not None:  # sized for the corrected test: α / (claims in the family)
-            tested["queries_needed"] = queries_needed(float(np.std(a - b, ddof=1)),
-                                                      claim.paper_effect or tested["effect"], 0.05 / len(claims))
+        tested = verdict_row(a - b, p_holm, claim.direction, claim.paper_effect, n_resamples=n_resamples, seed=seed,
+                             family_size=len(claims))
         row = {"claim": claim.claim, "paper": claim.paper, "system": str(claim.system),
                "baseline": str(claim.baseline), "measure": claim.measure or value_col, **dict(claim.where),
                **tested, "p": p, "paper_effect": claim.paper_effect, "deviation": claim.deviation}
@@ -95,8 +93,13 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
         row["paper_effect_excluded"] = paper_effect_excluded(row)
         rows.append(row)
     table = pd.DataFrame(rows)
-    extra = [c for c in table.columns if c not in VERDICT_COLUMNS and c != "effect_for_power"]
-    return table[[*VERDICT_COLUMNS[:6], *extra, *VERDICT_COLUMNS[6:], "effect_for_power"]]
+    return table[[*VERDICT_COLUMNS[:6], *where_columns(table), *VERDICT_COLUMNS[6:], "effect_for_power"]]
+
+
+def where_columns(table: pd.DataFrame) -> list[str]:
+    """The columns a verdict table has beyond :data:`VERDICT_COLUMNS`: the claims' filters (and any
+    column a notebook added, such as ``family``)."""
+    return [c for c in table.columns if c not in VERDICT_COLUMNS and c != "effect_for_power"]
 
 
 MIN_PAIRS_TO_EXCLUDE = 20

@@ -95,6 +95,16 @@ def middle_index(n_docs: int, golds: Sequence[int]) -> int:
     return min(sorted(golds), key=lambda gold: abs(gold - centre))
 
 
+def positional_curves(runs: pd.DataFrame):
+    """``(model, setting, rows, golds, middle)`` for every reader × setting with at least three
+    gold positions: its rows, the sorted 0-based gold indices, and the middle one (``middle_index``)."""
+    positional = runs[runs["gold_index"] >= 0]
+    for (model, setting), group in positional.groupby(["model", "setting"], sort=False):
+        golds = sorted(group["gold_index"].unique())
+        if len(golds) >= 3:
+            yield model, setting, group, golds, middle_index(int(group["n_docs"].iloc[0]), golds)
+
+
 CONTRAST_COLUMNS = ["model", "setting", "contrast", "position", "middle_position", "n", "accuracy", "middle_accuracy",
                     "delta", "ci_low", "ci_high", "wins", "ties", "losses", "p_randomization", "p_holm"]
 
@@ -105,12 +115,7 @@ def position_contrasts(runs: pd.DataFrame, n_resamples: int = 10_000, seed: int 
     CI, paired randomization test; Holm over each reader's contrasts). ``shape`` names what the
     significant contrasts show: ``U`` (both positive), ``primacy`` / ``recency`` (one), ``flat``."""
     rows = []
-    positional = runs[runs["gold_index"] >= 0]
-    for (model, setting), group in positional.groupby(["model", "setting"], sort=False):
-        golds = sorted(group["gold_index"].unique())
-        if len(golds) < 3:
-            continue
-        middle = middle_index(int(group["n_docs"].iloc[0]), golds)
+    for model, setting, group, golds, middle in positional_curves(runs):
         table = group.pivot_table(index="qid", columns="gold_index", values="correct", aggfunc="first").dropna()
         per_query = table.stack().rename("value").reset_index().rename(columns={"gold_index": "system"})
         per_query = per_query.assign(measure="accuracy", system=per_query["system"].astype(int))
@@ -168,12 +173,8 @@ def claims(runs: pd.DataFrame, deviation: str = "") -> list[Claim]:
     on the QA settings it ran, MPT-30B's 140-key curve for key–value settings."""
     paper = paper_contrasts().set_index(["setting", "contrast"])["paper"]
     out = []
-    positional = runs[runs["gold_index"] >= 0]
-    for (model, setting), group in positional.groupby(["model", "setting"], sort=False):
-        golds = sorted(group["gold_index"].unique())
-        if len(golds) < 3:
-            continue
-        middle = middle_index(int(group["n_docs"].iloc[0]), golds) + 1
+    for model, setting, _, golds, middle_gold in positional_curves(runs):
+        middle = middle_gold + 1
         keys = setting.endswith("keys")
         for end, position in (("first", golds[0] + 1), ("last", golds[-1] + 1)):
             contrast = f"{end} − middle"

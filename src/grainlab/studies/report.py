@@ -12,7 +12,7 @@ import pandas as pd
 from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError
 from grainlab.experiments.tables import markdown_table
-from grainlab.studies.claims import VERDICT_COLUMNS
+from grainlab.studies.claims import where_columns
 
 COLUMNS = ("claim", "paper", "ours")  # every report has these, then its own columns
 VERDICT_SHOWN = ("claim", "paper", "system", "baseline", "measure", "ours", "p_holm", "verdict", "queries_needed",
@@ -39,7 +39,7 @@ class Report:
         [95% CI] and n, Holm p, verdict, queries needed (when inconclusive), deviation."""
         if self.verdicts is None or self.verdicts.empty:
             return None
-        where = [c for c in self.verdicts.columns if c not in VERDICT_COLUMNS and c != "effect_for_power"]
+        where = where_columns(self.verdicts)
         columns = [*VERDICT_SHOWN[:2], *where, *VERDICT_SHOWN[2:]]
         shown = self.verdicts[[c for c in columns if c in self.verdicts.columns]].copy()
         shown["queries_needed"] = shown["queries_needed"].map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
