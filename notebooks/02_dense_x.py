@@ -149,7 +149,8 @@ recall = aggregate.assign(k=lambda t: t["measure"].str.split("@").str[1].astype(
 recall[["retriever_label", "unit", "n_units", "k", "recall"]].to_csv(RESULTS / "recall.csv", index=False)
 wide = recall.pivot_table(index=["retriever_label", "unit"], columns="k", values="recall", sort=False)
 display((100 * wide).round(1))
-fig = plot_tradeoff(recall, "k", "recall", "unit", "retriever_label", "passages retrieved (k)", "passage answer recall",
+fig = plot_tradeoff(study.recall_points(per_query), "k", "recall", "unit", "retriever_label", "passages retrieved (k)",
+                    "passage answer recall (95% CI)",
                     f"Dense X on SQuAD dev: recall@k by retrieval unit ({PROFILE}, n={len(passages.queries)})",
                     references=[(f"paper {r.retriever} {unit} R@5", 5, getattr(r, unit) / 100)
                                 for r in study.PAPER_SQUAD_R5.itertuples() if r.retriever == "GTR"

@@ -119,9 +119,11 @@ table.to_csv(RESULTS / "answer_recall.csv", index=False)
 display(table.pivot_table(index=["unit", "retriever", "corpus size"], columns="units retrieved",
                           values="answer recall", sort=False).round(3))
 
-fig = plot_tradeoff(table[table["units retrieved"] <= 20].assign(system=lambda t: t["unit"] + " · " + t["retriever"]),
+points = study.recall_points(pd.concat(unit_per_query, ignore_index=True), table)
+fig = plot_tradeoff(points[points["units retrieved"] <= 20].assign(system=lambda t: t["unit"] + " · " + t["retriever"]),
                     "avg tokens", "answer recall", "system", "retriever", "tokens retrieved (cl100k)",
-                    "answer recall", f"LongRAG units: recall against retrieved tokens ({PROFILE})")
+                    "answer recall (95% CI)",
+                    f"LongRAG units: recall against retrieved tokens ({PROFILE}, n={len(pool.queries)})")
 for ax in fig.axes:
     ax.set_xscale("log")
 save_figure(fig, "longrag_recall_vs_tokens", FIGURES)

@@ -70,6 +70,28 @@ def test_bar_and_tradeoff_plots():
                           "system": ["flat", "flat", "parent", "parent"], "dataset": ["a"] * 4})
     fig2 = plot_tradeoff(trade, "tokens", "recall", "system", "dataset", "tokens read", "AnswerRecall@k", "t")
     assert fig2.axes[0].get_xlabel() == "tokens read" and len(fig2.axes[0].get_lines()) >= 2
+    assert not fig2.axes[0].containers  # one row per point: nothing to put an interval on
+
+
+def test_tradeoff_points_from_per_query_rows_get_seeded_intervals():
+    import numpy as np
+
+    from grainlab.plots import plot_tradeoff
+
+    rows = pd.DataFrame([{"k": k, "value": float((i * k) % 4 == 0), "unit": u, "retriever": "BM25", "qid": i}
+                         for k in (1, 5) for u in ("passage", "proposition") for i in range(30)])
+
+    def bars(fig):
+        return [np.asarray(c.lines[2][0].get_segments()) for c in fig.axes[0].containers]
+
+    first = plot_tradeoff(rows, "k", "value", "unit", "retriever", "k", "recall", "t")
+    again = plot_tradeoff(rows, "k", "value", "unit", "retriever", "k", "recall", "t")
+    assert len(first.axes[0].containers) == 2  # an error bar set per unit
+    assert all((a == b).all() for a, b in zip(bars(first), bars(again)))  # same bootstrap every time
+    # the interval brackets the mean of the per-query values
+    segment = bars(first)[0][0]
+    mean = rows[(rows.unit == "passage") & (rows.k == segment[0][0])]["value"].mean()
+    assert segment[0][1] <= mean <= segment[1][1]
 
 
 def test_position_curve():

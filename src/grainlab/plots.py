@@ -265,15 +265,18 @@ def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabe
                   references: Sequence[tuple[str, float, float]] | None = None):
     """``y`` against ``x`` (linear axes), a line per ``hue``, a panel per ``col``: e.g. answer
     recall against tokens read, or boundary retention against duplication; ``references`` are the
-    paper's ``(label, x, y)`` points, drawn in every panel."""
+    paper's ``(label, x, y)`` points, drawn in every panel. Given per-query rows (several per
+    point), each point gets its bootstrap 95% interval (seeded, so the figure is reproducible)."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
     panels = list(dict.fromkeys(table[col]))
+    per_query = table.duplicated([col, hue, x]).any()
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 2.6, 3.8), squeeze=False)
     for i, (ax, panel) in enumerate(zip(axes[0], panels)):
         sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, marker="o", ax=ax, sort=True,
-                     legend=i == len(panels) - 1)
+                     legend=i == len(panels) - 1, errorbar=("ci", 95) if per_query else None,
+                     err_style="bars", err_kws={"capsize": 2}, seed=0)
         draw_references(ax, references)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)

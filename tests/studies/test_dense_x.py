@@ -69,3 +69,15 @@ def test_means_with_ci_one_row_per_setting_in_first_seen_order():
     assert list(table["setting"]) == ["b", "a"] and list(table["n"]) == [3, 2]
     assert table.loc[0, "em"] == 2 / 3 and table.loc[1, ["em", "em_low", "em_high"]].tolist() == [0.0, 0.0, 0.0]
     assert (table.loc[0, "em_low"], table.loc[0, "em_high"]) == bootstrap_ci([1.0, 0.0, 1.0], n_resamples=200, seed=0)
+
+
+def test_recall_points_keep_one_row_per_query_and_k():
+    import pandas as pd
+
+    from grainlab.studies.dense_x import recall_points
+
+    per_query = pd.DataFrame({"qid": ["a", "a", "b", "b", "a"], "value": [1.0, 0.0, 1.0, 1.0, 9.0],
+                              "measure": ["AnswerRecall@5", "AnswerRecall@20", "AnswerRecall@5", "AnswerRecall@20",
+                                          "Tokens@5"]})
+    points = recall_points(per_query)
+    assert list(points["k"]) == [5, 20, 5, 20] and list(points["recall"]) == [1.0, 0.0, 1.0, 1.0]

@@ -81,3 +81,21 @@ def test_long_answers_are_shortened_by_the_extraction_step():
     assert "Title: Berlin\nText: Berlin is the capital of Germany." in reader.prompts[0]
     short = long_reader_runs({"passages": (pool, run)}, EchoReader("Bonn"), ["q1"], budget_tokens=100)
     assert not short["extracted"].any() and short["em"].eq(0.0).all()  # short answers are kept as they are
+
+
+def test_recall_points_put_each_query_at_its_systems_mean_tokens():
+    import pandas as pd
+
+    from grainlab.studies.longrag import recall_points, recall_table
+
+    per_query = pd.DataFrame([{"unit": u, "retriever_label": "BM25", "qid": q, "measure": f"{m}@{k}",
+                               "value": v} for u, scale in (("passages", 100), ("documents", 700))
+                              for q in ("a", "b") for k in (1, 2)
+                              for m, v in (("AnswerRecall", float(q == "a" or k == 2)), ("Tokens", scale * k))])
+    aggregate = per_query.groupby(["unit", "retriever_label", "measure"], as_index=False)["value"].mean()
+    table = recall_table(aggregate.rename(columns={"value": "mean"}).assign(corpus_size=10))
+    points = recall_points(per_query, table)
+    assert len(points) == 8 and set(points["avg tokens"]) == {100, 200, 700, 1400}
+    # the mean of the points is the table's recall at that (unit, k)
+    means = points.groupby(["unit", "k"])["answer recall"].mean()
+    assert means[("passages", 1)] == 0.5 and means[("documents", 2)] == 1.0

@@ -65,6 +65,13 @@ def measures(ks: Sequence[int]) -> list[str]:
     return [ANSWER_RECALL @ k for k in ks]
 
 
+def recall_points(per_query: pd.DataFrame) -> pd.DataFrame:
+    """Per-query answer recall at each k (columns ``k`` and ``recall``), so a plot can put an
+    interval on every recall@k point."""
+    rows = per_query[per_query["measure"].str.startswith(f"{ANSWER_RECALL.name}@")]
+    return rows.assign(k=rows["measure"].str.split("@").str[1].astype(int), recall=rows["value"])
+
+
 def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cache: ArtifactCache | None = None,
                        depth: int = 50) -> dict[str, list[tuple[str, str]]]:
     """Per question, ``(title, text)`` of the top-ranked *units* (not passages) up to the first

@@ -226,6 +226,18 @@ def recall_table(aggregate: pd.DataFrame) -> pd.DataFrame:
         ["unit", "retriever", "corpus size", "units retrieved", "avg tokens", "answer recall"]]
 
 
+def recall_points(per_query: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """Per-query answer recall (``answer recall``) placed at its system's mean tokens read at that
+    number of units (``avg tokens`` of :func:`recall_table`), so each point of the recall–tokens
+    curve gets an interval."""
+    rows = per_query[per_query["measure"].str.startswith(f"{ANSWER_RECALL.name}@")]
+    rows = rows.assign(retriever=rows["retriever_label"], answer_recall=rows["value"],
+                       k=rows["measure"].str.split("@").str[1].astype(int))
+    points = rows.merge(table[["unit", "retriever", "units retrieved", "avg tokens"]],
+                        left_on=["unit", "retriever", "k"], right_on=["unit", "retriever", "units retrieved"])
+    return points.drop(columns=["answer recall"], errors="ignore").rename(columns={"answer_recall": "answer recall"})
+
+
 MAIN_RETRIEVERS = {"BM25": "BM25", "MiniLM": "dense", "MiniLM · MaxP": "dense"}
 UNIT_CLAIMS = (("documents", "passages", "69.45 vs 52.24"), ("grouped documents", "passages", "71.69 vs 52.24"),
                ("grouped documents", "documents", "71.69 vs 69.45"))
