@@ -121,3 +121,10 @@ def test_the_report_renders_in_headless_chromium(tmp_path):
     assert 0.001 < dark < 0.3
     green = ((pixels == (0xd9, 0xf0, 0xd3)).all(axis=2)).sum()  # the coloured "reproduced" cell
     assert green > 100
+
+
+def test_the_overview_names_short_filters_and_drops_float_noise():
+    from grainlab.publish import _where
+
+    row = pd.Series({"retriever_label": "MiniLM", "model": "org/reader", "l": 100.0, "threshold": 0.5, "k": None})
+    assert _where(row, ["retriever_label", "model", "l", "threshold", "k"]) == "MiniLM, org/reader, l=100, 0.5"

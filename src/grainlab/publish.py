@@ -98,8 +98,16 @@ def _facts(section: StudySection) -> list[str]:
     return facts
 
 
+def _where_value(column: str, value: object) -> str:
+    """One filter as shown: whole numbers without ``.0``; a one- or two-letter column (``l``,
+    ``k``) named, since its bare number would say nothing."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{column}={value}" if len(column) <= 2 else f"{value}"
+
+
 def _where(row: pd.Series, columns: list[str]) -> str:
-    return ", ".join(f"{row[c]}" for c in columns if pd.notna(row.get(c)) and str(row[c]) != "")
+    return ", ".join(_where_value(c, row[c]) for c in columns if pd.notna(row.get(c)) and str(row[c]) != "")
 
 
 def verdict_overview(sections: list[StudySection]) -> pd.DataFrame:
