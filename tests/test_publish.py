@@ -128,3 +128,12 @@ def test_the_overview_names_short_filters_and_drops_float_noise():
 
     row = pd.Series({"retriever_label": "MiniLM", "model": "org/reader", "l": 100.0, "threshold": 0.5, "k": None})
     assert _where(row, ["retriever_label", "model", "l", "threshold", "k"]) == "MiniLM, org/reader, l=100, 0.5"
+
+
+def test_queries_needed_read_as_counts_in_the_html_tables():
+    from grainlab.publish import _verdict_html
+
+    table = pd.DataFrame({"verdict": ["inconclusive", "reproduced"], "queries_needed": [4956.0, None],
+                          "p_holm": [0.2251, 0.001]})
+    page = _verdict_html(table)
+    assert "<td>4,956</td>" in page and "e+03" not in page and "<td>0.225</td>" in page

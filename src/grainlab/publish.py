@@ -147,8 +147,13 @@ def _verdict_html(table: pd.DataFrame) -> str:
     for _, row in table.iterrows():
         cells = []
         for column, value in row.items():
-            text = "—" if value is None or (isinstance(value, float) and pd.isna(value)) else (
-                f"{value:.3g}" if isinstance(value, float) else str(value))
+            missing = value is None or (isinstance(value, float) and pd.isna(value))
+            if missing:
+                text = "—"
+            elif column == "queries_needed" and isinstance(value, (int, float)):
+                text = f"{int(value):,}"  # a count, not a measurement: 4,956 rather than 4.96e+03
+            else:
+                text = f"{value:.3g}" if isinstance(value, float) else str(value)
             css = f" class='{str(value).replace(' ', '-')}'" if column == "verdict" and value in VERDICT_COLOURS else ""
             cells.append(f"<td{css}>{html.escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
