@@ -87,6 +87,7 @@ def test_tradeoff_points_from_per_query_rows_get_seeded_intervals():
     first = plot_tradeoff(rows, "k", "value", "unit", "retriever", "k", "recall", "t")
     again = plot_tradeoff(rows, "k", "value", "unit", "retriever", "k", "recall", "t")
     assert len(first.axes[0].containers) == 2  # an error bar set per unit
+    assert list(first.axes[0].get_xticks()) == [1, 5]  # ticks at the k values themselves
     assert all((a == b).all() for a, b in zip(bars(first), bars(again)))  # same bootstrap every time
     # the interval brackets the mean of the per-query values
     segment = bars(first)[0][0]

@@ -272,12 +272,16 @@ def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabe
 
     panels = list(dict.fromkeys(table[col]))
     per_query = table.duplicated([col, hue, x]).any()
+    values = table[x].dropna()
+    few_counts = values.nunique() <= 12 and bool((values == values.round()).all())
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 2.6, 3.8), squeeze=False)
     for i, (ax, panel) in enumerate(zip(axes[0], panels)):
         sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, marker="o", ax=ax, sort=True,
                      legend=i == len(panels) - 1, errorbar=("ci", 95) if per_query else None,
                      err_style="bars", err_kws={"capsize": 2}, seed=0)
         draw_references(ax, references)
+        if few_counts:
+            ax.set_xticks(sorted(table[x].unique()))  # k = 1, 2, 5, 10, 20 rather than 2.5, 7.5, ...
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(str(panel), fontsize=10)
