@@ -86,8 +86,8 @@ def study_sections(profile: str = "full", results: Path | None = None, figures: 
 def _facts(section: StudySection) -> list[str]:
     facts = []
     if section.runtime:
-        last, cache, cold = run_time_cells(section.runtime)
-        facts.append(f"run time {last} s (cache at start: {cache}; latest cold run: "
+        last, cache, longest, cold = run_time_cells(section.runtime)
+        facts.append(f"run time {last} s (cache at start: {cache}; longest recorded run: {longest} s; latest cold run: "
                      f"{cold + ' s' if cold != '—' else 'not recorded'}), finished {section.runtime.get('finished', '?')}")
     if section.manifest:
         facts.append(f"commit {section.manifest.get('git_commit', 'unknown')}")
