@@ -231,11 +231,10 @@ def recall_points(per_query: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     number of units (``avg tokens`` of :func:`recall_table`), so each point of the recall–tokens
     curve gets an interval."""
     rows = per_query[per_query["measure"].str.startswith(f"{ANSWER_RECALL.name}@")]
-    rows = rows.assign(retriever=rows["retriever_label"], answer_recall=rows["value"],
-                       k=rows["measure"].str.split("@").str[1].astype(int))
-    points = rows.merge(table[["unit", "retriever", "units retrieved", "avg tokens"]],
-                        left_on=["unit", "retriever", "k"], right_on=["unit", "retriever", "units retrieved"])
-    return points.drop(columns=["answer recall"], errors="ignore").rename(columns={"answer_recall": "answer recall"})
+    rows = rows.assign(retriever=rows["retriever_label"], k=rows["measure"].str.split("@").str[1].astype(int),
+                       **{"answer recall": rows["value"]})
+    return rows.merge(table[["unit", "retriever", "units retrieved", "avg tokens"]],
+                      left_on=["unit", "retriever", "k"], right_on=["unit", "retriever", "units retrieved"])
 
 
 MAIN_RETRIEVERS = {"BM25": "BM25", "MiniLM": "dense", "MiniLM · MaxP": "dense"}
