@@ -120,10 +120,11 @@ display(table.pivot_table(index=["unit", "retriever", "corpus size"], columns="u
                           values="answer recall", sort=False).round(3))
 
 points = study.recall_points(pd.concat(unit_per_query, ignore_index=True), table)
-fig = plot_tradeoff(points[points["units retrieved"] <= 20].assign(system=lambda t: t["unit"] + " · " + t["retriever"]),
-                    "avg tokens", "answer recall", "system", "retriever", "tokens retrieved (cl100k)",
+fig = plot_tradeoff(study.with_encoder_and_scoring(points[points["units retrieved"] <= 20]),
+                    "avg tokens", "answer recall", "unit", "encoder", "tokens retrieved (cl100k)",
                     "answer recall (95% CI)",
-                    f"LongRAG units: recall against retrieved tokens ({PROFILE}, n={len(pool.queries)})")
+                    f"LongRAG units: recall against retrieved tokens ({PROFILE}, n={len(pool.queries)})",
+                    style="scoring")
 for ax in fig.axes:
     ax.set_xscale("log")
 save_figure(fig, "longrag_recall_vs_tokens", FIGURES)

@@ -95,6 +95,30 @@ def test_tradeoff_points_from_per_query_rows_get_seeded_intervals():
     assert segment[0][1] <= mean <= segment[1][1]
 
 
+def test_tradeoff_keeps_one_colour_per_hue_level_across_panels_and_one_legend():
+    from matplotlib.colors import to_hex
+
+    from grainlab.plots import plot_tradeoff
+
+    lines = [("BM25", "passages", "whole"), ("BM25", "groups", "whole"), ("MiniLM", "passages", "whole"),
+             ("MiniLM", "groups", "MaxP"), ("nomic", "groups", "whole")]  # the nomic panel has no passages
+    rows = pd.DataFrame([{"tokens": t, "recall": i / 10 + t / 10_000, "encoder": e, "unit": u, "scoring": s}
+                         for i, (e, u, s) in enumerate(lines) for t in (100, 400)])
+    fig = plot_tradeoff(rows, "tokens", "recall", "unit", "encoder", "tokens", "recall", "t", style="scoring")
+    colours: dict[str, set] = {}
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if len(line.get_ydata()) == 2:  # a data line (legend proxies are empty)
+                e, u, s = lines[round(line.get_ydata()[0] * 10)]
+                assert ax.get_title() == e
+                colours.setdefault(u, set()).add(to_hex(line.get_color()))
+    assert len(colours["groups"]) == 1 and len(colours["passages"]) == 1
+    assert colours["groups"] != colours["passages"]
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    assert len(legends) == 1
+    assert [t.get_text() for t in legends[0].get_texts()] == ["unit", "passages", "groups", "scoring", "whole", "MaxP"]
+
+
 def test_position_curve():
     from grainlab.plots import plot_position_curve
 

@@ -41,18 +41,28 @@ def styled(plot):
     return drawn
 
 
-def legend_outside(ax, title: str | None = None, panels: Sequence | None = None, **kwargs) -> None:
+def legend_outside(ax, title: str | None = None, panels: Sequence | None = None,
+                   order: Sequence[str] | None = None, **kwargs) -> None:
     """One legend to the right of ``ax``, outside the data, of every entry on ``ax`` (and on
-    ``panels``, e.g. a reference band drawn only in some panels), each label once."""
+    ``panels``, e.g. a reference band drawn only in some panels), each label once, labels in
+    ``order`` first and in that order."""
     entries: dict = {}
     for source in [ax, *(panels or [])]:
         for handle, label in zip(*source.get_legend_handles_labels()):
             entries.setdefault(label, handle)
         if source is not ax and source.get_legend() is not None:
             source.get_legend().remove()
+    if order:
+        rank = {label: i for i, label in enumerate(order)}
+        entries = dict(sorted(entries.items(), key=lambda item: rank.get(item[0], len(rank))))
     if entries:
         ax.legend(list(entries.values()), list(entries), title=title, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                   borderaxespad=0, title_fontsize=8, **kwargs)
+
+
+def fixed_palette(levels: Sequence) -> dict:
+    """A colour per level, the same in every panel of a figure (Okabe–Ito, in the order given)."""
+    return {level: OKABE_ITO[i % len(OKABE_ITO)] for i, level in enumerate(levels)}
 
 
 def _y_and_interval(table: pd.DataFrame) -> tuple[str, object]:
@@ -124,13 +134,15 @@ def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str,
 
     y, interval = _y_and_interval(table)
     datasets = list(measure_by_dataset)
+    retrievers = list(dict.fromkeys(table["retriever_label"]))
     fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets) + 1.8, 3.6), squeeze=False)
-    for number, (ax, dataset) in enumerate(zip(axes[0], datasets)):
+    for ax, dataset in zip(axes[0], datasets):
         measure = measure_by_dataset[dataset]
         data = table[(table["dataset"] == dataset) & (table["measure"] == measure)]
         n = data["qid"].nunique() if "qid" in data.columns else None
-        sns.lineplot(data=data, x="chunk_size", y=y, hue="retriever_label", marker="o", ax=ax, errorbar=interval,
-                     err_style="bars", err_kws={"capsize": 2}, legend=number == len(datasets) - 1, seed=0)
+        sns.lineplot(data=data, x="chunk_size", y=y, hue="retriever_label", hue_order=retrievers,
+                     palette=fixed_palette(retrievers), marker="o", ax=ax, errorbar=interval, err_style="bars",
+                     err_kws={"capsize": 2}, seed=0)
         if paper_best and dataset in paper_best:
             low, high = paper_best[dataset]
             ax.axvspan(low, high, color="black", alpha=0.08, label="paper's best sizes")
@@ -140,7 +152,7 @@ def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str,
         ax.set_xlabel("chunk size (cl100k tokens)")
         ax.set_ylabel(measure)
         ax.set_title(dataset + (f" (n={n:,})" if n else ""))
-    legend_outside(axes[0][-1], "retriever", panels=list(axes[0][:-1]))
+    legend_outside(axes[0][-1], "retriever", panels=list(axes[0][:-1]), order=retrievers)
     fig.suptitle(title)
     fig.tight_layout()
     return fig
@@ -160,18 +172,23 @@ def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
     data["k"] = data["measure"].str.split("@").str[1].astype(int)
     data["tokens_read"] = data["k"] * data["mean_unit_tokens"]
     retrievers = sorted(data["retriever_label"].unique())
+    sizes = sorted(data["chunk_size"].unique())
+    shades = sns.color_palette("viridis", len(sizes))
+    palette = dict(zip(sizes, shades))  # one colour per chunk size in every panel
     fig, axes = plt.subplots(len(datasets), len(retrievers), figsize=(4.2 * len(retrievers), 3.4 * len(datasets)),
                              squeeze=False, sharey="row")
     for row, dataset in enumerate(datasets):
         for col, retriever in enumerate(retrievers):
             ax = axes[row][col]
             part = data[(data["dataset"] == dataset) & (data["retriever_label"] == retriever)]
-            sns.lineplot(data=part, x="tokens_read", y="mean", hue="chunk_size", marker="o", ax=ax,
-                         palette="viridis", legend=(row == 0 and col == len(retrievers) - 1))
+            sns.lineplot(data=part, x="tokens_read", y="mean", hue="chunk_size", hue_order=sizes, marker="o",
+                         ax=ax, palette=palette)
             ax.set_xscale("log")
             ax.set_xlabel("tokens read (k × mean chunk tokens, cl100k)")
             ax.set_ylabel("AnswerRecall@k (k = 1..5)")
             ax.set_title(f"{dataset} — {retriever}", fontsize=9)
+    legend_outside(axes[0][-1], "chunk size (tokens)", panels=[ax for ax in axes.flat if ax is not axes[0][-1]],
+                   order=[str(size) for size in sizes])
     fig.suptitle(title)
     fig.tight_layout()
     return fig
@@ -262,30 +279,37 @@ def plot_bars(table: pd.DataFrame, x: str, y: str, hue: str | None, ylabel: str,
 
 @styled
 def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabel: str, ylabel: str, title: str,
-                  references: Sequence[tuple[str, float, float]] | None = None):
-    """``y`` against ``x`` (linear axes), a line per ``hue``, a panel per ``col``: e.g. answer
-    recall against tokens read, or boundary retention against duplication; ``references`` are the
-    paper's ``(label, x, y)`` points, drawn in every panel. Given per-query rows (several per
-    point), each point gets its bootstrap 95% interval (seeded, so the figure is reproducible)."""
+                  references: Sequence[tuple[str, float, float]] | None = None, style: str | None = None):
+    """``y`` against ``x`` (linear axes), a line per ``hue`` (and ``style``), a panel per ``col``:
+    e.g. answer recall against tokens read, or boundary retention against duplication; ``references``
+    are the paper's ``(label, x, y)`` points, drawn in every panel. A ``hue`` level has one colour
+    (and a ``style`` level one dash) in every panel, and one legend lists them all. Given per-query
+    rows (several per point), each point gets its bootstrap 95% interval (seeded, so the figure is
+    reproducible)."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
     panels = list(dict.fromkeys(table[col]))
-    per_query = table.duplicated([col, hue, x]).any()
+    hue_order = list(dict.fromkeys(table[hue]))
+    style_order = list(dict.fromkeys(table[style])) if style else None
+    keys = [col, hue, x] + ([style] if style else [])
+    per_query = table.duplicated(keys).any()
     values = table[x].dropna()
     few_counts = values.nunique() <= 12 and bool((values == values.round()).all())
     fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 2.6, 3.8), squeeze=False)
-    for i, (ax, panel) in enumerate(zip(axes[0], panels)):
-        sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, marker="o", ax=ax, sort=True,
-                     legend=i == len(panels) - 1, errorbar=("ci", 95) if per_query else None,
-                     err_style="bars", err_kws={"capsize": 2}, seed=0)
+    for ax, panel in zip(axes[0], panels):
+        sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, hue_order=hue_order,
+                     palette=fixed_palette(hue_order), style=style, style_order=style_order, marker="o", ax=ax,
+                     sort=True, errorbar=("ci", 95) if per_query else None, err_style="bars",
+                     err_kws={"capsize": 2}, seed=0)
         draw_references(ax, references)
         if few_counts:
             ax.set_xticks(sorted(table[x].unique()))  # k = 1, 2, 5, 10, 20 rather than 2.5, 7.5, ...
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.set_title(str(panel), fontsize=10)
-    legend_outside(axes[0][-1], hue)
+    order = ([hue] if style else []) + hue_order + ([style, *style_order] if style else [])
+    legend_outside(axes[0][-1], None if style else hue, panels=list(axes[0][:-1]), order=order)
     fig.suptitle(title, fontsize=11)
     fig.tight_layout()
     return fig

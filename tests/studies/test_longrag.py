@@ -99,3 +99,16 @@ def test_recall_points_put_each_query_at_its_systems_mean_tokens():
     # the mean of the points is the table's recall at that (unit, k)
     means = points.groupby(["unit", "k"])["answer recall"].mean()
     assert means[("passages", 1)] == 0.5 and means[("documents", 2)] == 1.0
+
+
+def test_encoder_and_scoring_split_the_retriever_label():
+    import pandas as pd
+
+    from grainlab.studies.longrag import with_encoder_and_scoring
+
+    points = pd.DataFrame({"retriever": ["BM25", "MiniLM", "MiniLM · MaxP", "MiniLM · first 512 tokens",
+                                         "nomic · whole unit (≤ its context)"]})
+    split = with_encoder_and_scoring(points)
+    assert list(split["encoder"]) == ["BM25", "MiniLM", "MiniLM", "MiniLM", "nomic"]
+    assert list(split["scoring"]) == ["whole unit", "whole unit", "MaxP", "first 512 tokens",
+                                      "whole unit (≤ its context)"]

@@ -237,6 +237,15 @@ def recall_points(per_query: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
                       left_on=["unit", "retriever", "k"], right_on=["unit", "retriever", "units retrieved"])
 
 
+def with_encoder_and_scoring(points: pd.DataFrame) -> pd.DataFrame:
+    """Split ``retriever`` (``"MiniLM · MaxP"``) into ``encoder`` (``MiniLM``) and how a unit is
+    scored (``scoring``: ``MaxP``, ``first 512 tokens``, ``whole unit (≤ its context)``; ``whole
+    unit`` when the label names none), so a figure can give each encoder a panel and each unit type
+    one colour."""
+    parts = points["retriever"].str.split(" · ", n=1)
+    return points.assign(encoder=parts.str[0], scoring=parts.str[1].fillna("whole unit"))
+
+
 MAIN_RETRIEVERS = {"BM25": "BM25", "MiniLM": "dense", "MiniLM · MaxP": "dense"}
 UNIT_CLAIMS = (("documents", "passages", "69.45 vs 52.24"), ("grouped documents", "passages", "71.69 vs 52.24"),
                ("grouped documents", "documents", "71.69 vs 69.45"))
