@@ -84,7 +84,7 @@ from grainlab.data import load_dataset
 from grainlab.evaluation.answers import has_answer
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.evaluation.significance import paired_comparison
-from grainlab.experiments import means_with_ci, paired_between, run_experiment
+from grainlab.experiments import means_with_ci, paired_between, run_experiment, split_cutoff
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
@@ -145,7 +145,7 @@ results = {label: run_experiment(passages, study.unit_systems(spec, label, PROPO
            for label, spec in retrievers.items()}
 per_query = pd.concat([r.per_query for r in results.values()], ignore_index=True)
 aggregate = pd.concat([r.aggregate for r in results.values()], ignore_index=True)
-recall = aggregate.assign(k=lambda t: t["measure"].str.split("@").str[1].astype(int), recall=lambda t: t["mean"])
+recall = split_cutoff(aggregate).assign(recall=lambda t: t["mean"])
 recall[["retriever_label", "unit", "n_units", "k", "recall"]].to_csv(RESULTS / "recall.csv", index=False)
 wide = recall.pivot_table(index=["retriever_label", "unit"], columns="k", values="recall", sort=False)
 display((100 * wide).round(1))

@@ -101,7 +101,7 @@ from IPython.display import Markdown, display
 from grainlab.data import load_dataset, sample_dataset
 from grainlab.evaluation import paired_comparison
 from grainlab.evaluation.registry import ANSWER_RECALL, SPAN_COVERED, SPAN_IOU, SPAN_RECALL, TOKENS
-from grainlab.experiments import markdown_table, run_experiment
+from grainlab.experiments import markdown_table, run_experiment, split_cutoff
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import semantic_chunking as study
@@ -251,9 +251,9 @@ pc_table = parent_child[parent_child["measure"].isin([ANSWER_RECALL @ x for x in
 display(pc_table.round(3))
 display(pd.concat([r.systems for r in pc_results])[["dataset", "system", "n_units", "n_children", "mean_unit_tokens"]])
 
-curve = parent_child[parent_child["measure"].str.split("@").str[0].isin([ANSWER_RECALL.name, TOKENS.name])].assign(
-    k=lambda t: t["measure"].str.split("@").str[1].astype(int), what=lambda t: t["measure"].str.split("@").str[0])
-curve = curve.pivot_table(index=["dataset", "system", "k"], columns="what", values="mean").reset_index()
+curve = split_cutoff(parent_child)
+curve = curve[curve["measure_name"].isin([ANSWER_RECALL.name, TOKENS.name])] \
+    .pivot_table(index=["dataset", "system", "k"], columns="measure_name", values="mean").reset_index()
 fig = plot_tradeoff(curve, TOKENS.name, ANSWER_RECALL.name, "system", "dataset", "tokens read (top-k units)",
                     "answer recall", f"Parent–child vs flat: recall against tokens read, k = {KS} ({PROFILE})")
 save_figure(fig, "semantic_chunking_parent_child", FIGURES)

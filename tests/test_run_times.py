@@ -2,12 +2,12 @@
 
 import json
 
-from grainlab.reproduce import HISTORY_LENGTH, run_time_cells, with_cold_time, with_history
+from grainlab.reproduce import HISTORY_LENGTH, run_time_cells, runtime_record
 
 
 def record(path, seconds, cache, finished):
     info = {"seconds": seconds, "cache": cache, "finished": finished}
-    info = with_history(with_cold_time(info, path), path)
+    info = runtime_record(info, path)
     path.write_text(json.dumps(info))
     return info
 

@@ -168,8 +168,10 @@ def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    data = table[table["measure"].str.startswith("AnswerRecall@") & table["dataset"].isin(datasets)].copy()
-    data["k"] = data["measure"].str.split("@").str[1].astype(int)
+    from grainlab.experiments.tables import split_cutoff
+
+    data = split_cutoff(table[table["dataset"].isin(datasets)])
+    data = data[data["measure_name"] == "AnswerRecall"].copy()
     data["tokens_read"] = data["k"] * data["mean_unit_tokens"]
     retrievers = sorted(data["retriever_label"].unique())
     sizes = sorted(data["chunk_size"].unique())

@@ -231,7 +231,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
                     "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "parameters": parameters,
                     "cache": "cold" if cold_cache and not archived else "warm"}
         runtime = results / name / profile / "runtime.json"
-        atomic_write_text(runtime, json.dumps(with_history(with_cold_time(run_info, runtime), runtime)))
+        atomic_write_text(runtime, json.dumps(runtime_record(run_info, runtime)))
         write_study_manifest(root, name, profile, parameters)
     return write_summary(root, profile)
 
@@ -258,12 +258,18 @@ def write_study_manifest(root: Path, name: str, profile: str, parameters: dict[s
     return path
 
 
-def with_cold_time(run_info: dict, previous: Path) -> dict:
+def runtime_record(run_info: dict, previous: Path) -> dict:
+    """The ``runtime.json`` record of this run: ``run_info`` with the cold time and the history
+    carried over from the record at ``previous`` (read once; absent for a first run)."""
+    old = json.loads(previous.read_text("utf-8")) if previous.exists() else {}
+    return with_history(with_cold_time(run_info, old), old)
+
+
+def with_cold_time(run_info: dict, old: dict) -> dict:
     """``run_info`` with the latest cold run's time (``cold_seconds``, ``cold_finished``): this
-    run's when it started from an empty cache, else carried over from ``previous``."""
+    run's when it started from an empty cache, else carried over from the ``old`` record."""
     if run_info["cache"] == "cold":
         return {**run_info, "cold_seconds": run_info["seconds"], "cold_finished": run_info["finished"]}
-    old = json.loads(previous.read_text("utf-8")) if previous.exists() else {}
     if old.get("cold_seconds") is None and old.get("cache") == "cold":
         old = {**old, "cold_seconds": old["seconds"], "cold_finished": old["finished"]}
     return {**run_info, **{k: old[k] for k in ("cold_seconds", "cold_finished") if k in old}}
@@ -272,11 +278,10 @@ def with_cold_time(run_info: dict, previous: Path) -> dict:
 HISTORY_LENGTH = 20
 
 
-def with_history(run_info: dict, previous: Path) -> dict:
-    """``run_info`` with ``history``: the earlier runs' ``seconds``/``cache``/``finished`` (newest
-    last, at most :data:`HISTORY_LENGTH`) and this one, so a cached rerun does not erase the time of
-    the run that computed the results."""
-    old = json.loads(previous.read_text("utf-8")) if previous.exists() else {}
+def with_history(run_info: dict, old: dict) -> dict:
+    """``run_info`` with ``history``: the ``old`` record's runs' ``seconds``/``cache``/``finished``
+    (newest last, at most :data:`HISTORY_LENGTH`) and this one, so a cached rerun does not erase
+    the time of the run that computed the results."""
     history = list(old.get("history") or ([_run_entry(old)] if old.get("seconds") is not None else []))
     history.append(_run_entry(run_info))
     return {**run_info, "history": history[-HISTORY_LENGTH:]}

@@ -18,3 +18,13 @@ def test_paired_between_compares_two_readers_on_the_questions_both_answered():
     assert (a["wins"], a["ties"], a["losses"]) == (3, 3, 0)
     assert list(table.columns[:3]) == ["setting", "model", "baseline_model"]
     assert (table["p_randomization_holm"] >= table["p_randomization"]).all()
+
+
+def test_split_cutoff_names_the_measure_and_its_integer_cutoff():
+    from grainlab.experiments import split_cutoff
+
+    table = split_cutoff(pd.DataFrame({"measure": ["AnswerRecall@5", "Tokens@20", "nDCG@10"]}))
+    assert list(table["measure_name"]) == ["AnswerRecall", "Tokens", "nDCG"]
+    assert list(table["k"]) == [5, 20, 10] and table["k"].dtype.kind == "i"
+    mixed = split_cutoff(pd.DataFrame({"measure": ["RR", "R@100"]}))
+    assert mixed["k"].isna().tolist() == [True, False] and mixed["k"].iloc[1] == 100

@@ -11,8 +11,9 @@ from grainlab.experiments.tables import (
     means_with_ci,
     paired_between,
     significance_by_group,
+    split_cutoff,
 )
 
 __all__ = ["FINAL", "ExperimentResult", "Stages", "System", "best_rows", "chunk_corpus", "gate_table",
            "last_stage", "markdown_table", "rank", "means_with_ci", "paired_between", "retriever_label", "run_experiment",
-           "significance_by_group"]
+           "significance_by_group", "split_cutoff"]

@@ -16,6 +16,15 @@ from grainlab.experiments.systems import retriever_label
 from grainlab.spec import parse_spec
 
 
+def split_cutoff(table: pd.DataFrame, column: str = "measure") -> pd.DataFrame:
+    """``table`` with the measure name (``measure_name``) and its integer cutoff (``k``) split from
+    ``column``: ``AnswerRecall@5`` → ``AnswerRecall``, 5 (``k`` is NaN for a measure without one,
+    and then a float column)."""
+    parts = table[column].str.split("@", n=1)
+    k = pd.to_numeric(parts.str[1])
+    return table.assign(measure_name=parts.str[0], k=k.astype(int) if k.notna().all() else k)
+
+
 def best_rows(aggregate: pd.DataFrame, measure: str, by: Sequence[str]) -> pd.DataFrame:
     """The row with the highest mean ``measure`` within each ``by`` group."""
     data = aggregate[aggregate["measure"] == measure]

@@ -16,7 +16,7 @@ from grainlab.cache import ArtifactCache
 from grainlab.data.types import Dataset
 from grainlab.evaluation.answers import best_subspan_em, exact_match
 from grainlab.evaluation.registry import ANSWER_RECALL
-from grainlab.experiments import System, rank
+from grainlab.experiments import System, rank, split_cutoff
 from grainlab.readers.base import Reader
 from grainlab.readers.prompts import closedbook_prompt, qa_prompt, within_budget
 from grainlab.settings import DEFAULT_TOKENIZER
@@ -68,8 +68,9 @@ def measures(ks: Sequence[int]) -> list[str]:
 def recall_points(per_query: pd.DataFrame) -> pd.DataFrame:
     """Per-query answer recall at each k (columns ``k`` and ``recall``), so a plot can put an
     interval on every recall@k point."""
-    rows = per_query[per_query["measure"].str.startswith(f"{ANSWER_RECALL.name}@")]
-    return rows.assign(k=rows["measure"].str.split("@").str[1].astype(int), recall=rows["value"])
+    rows = split_cutoff(per_query)
+    rows = rows[rows["measure_name"] == ANSWER_RECALL.name]
+    return rows.assign(recall=rows["value"])
 
 
 def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cache: ArtifactCache | None = None,

@@ -24,7 +24,7 @@ from grainlab.chunking.grouping import group_documents, symmetric
 from grainlab.data.types import Dataset, Document
 from grainlab.evaluation.answers import best_subspan_em, exact_match, first_line, has_answer
 from grainlab.evaluation.registry import ANSWER_RECALL, TOKENS
-from grainlab.experiments import System
+from grainlab.experiments import System, split_cutoff
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.readers.base import Reader
 from grainlab.readers.prompts import (
@@ -217,9 +217,8 @@ def measures(ks: Sequence[int]) -> list[str]:
 def recall_table(aggregate: pd.DataFrame) -> pd.DataFrame:
     """``unit, retriever, corpus size, units retrieved, avg tokens, answer recall`` from the
     experiments' aggregate tables (with a ``corpus_size`` column)."""
-    data = aggregate.assign(name=aggregate["measure"].str.split("@").str[0],
-                            k=aggregate["measure"].str.split("@").str[1].astype(int))
-    wide = data.pivot_table(index=["unit", "retriever_label", "corpus_size", "k"], columns="name", values="mean",
+    wide = split_cutoff(aggregate).pivot_table(index=["unit", "retriever_label", "corpus_size", "k"],
+                                               columns="measure_name", values="mean",
                             sort=False).reset_index()
     return wide.rename(columns={"retriever_label": "retriever", "corpus_size": "corpus size", "k": "units retrieved",
                                 "Tokens": "avg tokens", "AnswerRecall": "answer recall"})[
@@ -230,9 +229,9 @@ def recall_points(per_query: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """Per-query answer recall (``answer recall``) placed at its system's mean tokens read at that
     number of units (``avg tokens`` of :func:`recall_table`), so each point of the recall–tokens
     curve gets an interval."""
-    rows = per_query[per_query["measure"].str.startswith(f"{ANSWER_RECALL.name}@")]
-    rows = rows.assign(retriever=rows["retriever_label"], k=rows["measure"].str.split("@").str[1].astype(int),
-                       **{"answer recall": rows["value"]})
+    rows = split_cutoff(per_query)
+    rows = rows[rows["measure_name"] == ANSWER_RECALL.name]
+    rows = rows.assign(retriever=rows["retriever_label"], **{"answer recall": rows["value"]})
     return rows.merge(table[["unit", "retriever", "units retrieved", "avg tokens"]],
                       left_on=["unit", "retriever", "k"], right_on=["unit", "retriever", "units retrieved"])
 
