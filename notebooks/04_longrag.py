@@ -30,11 +30,11 @@
 # in the full profile the long-context nomic-embed-text-v1.5 (f16 GGUF on llama.cpp, 2,048-token
 # context) reading documents and groups whole up to its context (`LONG_DENSE`), beside MaxP and
 # MiniLM's first 512 tokens.
-# Readers (`READERS`: model → questions): Qwen2.5-Coder-0.5B-Instruct and, on the first half of
+# Readers (`READERS`: model → questions): Qwen2.5-Coder-0.5B-Instruct and, on the first third of
 # those questions, Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF on llama.cpp, 8K window) with the
 # official NQ prompt and the extract-short-answer step, over the top units that fit a budget of
 # `READER_TOKENS` cl100k tokens (quick 1,000, full 4,000, so a whole group fits: a 2-core CPU reads
-# ~4K-token prompts in ~20 s with the 0.5B, ~50 s with the 1.5B, 30K-token contexts not at all) —
+# the ~5K-token prompts in ~33 s with the 0.5B, ~65 s with the 1.5B, 30K-token contexts not at all) —
 # the paper gives GPT-4o ~30K tokens (4 grouped units). The short-answer demonstrations are ours
 # (the paper's come from NQ train). Readers this small have low EM; read the comparison between
 # units and the answer-in-context rate, not the level. Each reader records token log-probabilities,
@@ -54,7 +54,7 @@ QUICK_NQ_PASSAGES = 600
 QUICK_SQUAD_ARTICLES = 5
 LONG_DENSE = "dense(model=nomic-ai/nomic-embed-text-v1.5)"
 QUICK_LONG_DENSE = ""
-READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 60, "Qwen/Qwen2.5-Coder-1.5B-Instruct": 30}
+READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 60, "Qwen/Qwen2.5-Coder-1.5B-Instruct": 20}
 QUICK_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 4}
 BACKEND = "auto"
 READER_TOKENS = 4000
