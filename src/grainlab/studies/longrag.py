@@ -218,8 +218,7 @@ def recall_table(aggregate: pd.DataFrame) -> pd.DataFrame:
     """``unit, retriever, corpus size, units retrieved, avg tokens, answer recall`` from the
     experiments' aggregate tables (with a ``corpus_size`` column)."""
     wide = split_cutoff(aggregate).pivot_table(index=["unit", "retriever_label", "corpus_size", "k"],
-                                               columns="measure_name", values="mean",
-                            sort=False).reset_index()
+                                               columns="measure_name", values="mean", sort=False).reset_index()
     return wide.rename(columns={"retriever_label": "retriever", "corpus_size": "corpus size", "k": "units retrieved",
                                 "Tokens": "avg tokens", "AnswerRecall": "answer recall"})[
         ["unit", "retriever", "corpus size", "units retrieved", "avg tokens", "answer recall"]]
