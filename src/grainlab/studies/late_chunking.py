@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -109,3 +110,65 @@ def report(scores: pd.Series, late_vs_naive: pd.DataFrame, note: str, sweep_test
                      "arm": f"late · {r.dataset}", "paper": "", "ours": round(100 * r.mean, 2),
                      "delta vs naive": round(100 * r.delta, 2), "p (randomization, Holm)": r.p_randomization_holm})
     return Report("Late chunking (SciFact nDCG@10 ×100)", pd.DataFrame(rows), note, verdicts=verdicts)
+
+
+ALPHA = 0.05
+
+
+def finding(delta: float, p_holm: float | None) -> str:
+    """One word for a late − naive test: which side wins at ``ALPHA`` after Holm, else neither."""
+    if p_holm is None or pd.isna(p_holm):
+        return "not tested"
+    if p_holm >= ALPHA:
+        return "no significant difference"
+    return "late better" if delta > 0 else "late worse"
+
+
+def _previous_rows(previous: Path) -> list[dict]:
+    """late − naive as the earlier (MiniLM) run recorded it: the boundary strategies and the long
+    sets with their tests; the swept sizes from their means, tested only where that run did."""
+    rows = []
+    for r in pd.read_csv(previous / "late_vs_naive.csv").itertuples():
+        rows.append({"part": "scifact", "arm": r.system.removeprefix("late · "), "measure": r.measure,
+                     "before_delta": r.delta, "before_p_holm": r.p_randomization_holm})
+    sweep = pd.read_csv(previous / "sweep.csv").pivot_table(index="size", columns="method", values="mean")
+    tested = pd.read_csv(previous / "sweep" / "significance.csv")
+    for size, means in sweep.iterrows():
+        match = tested[(tested["system"] == f"late · {size}") & (tested["baseline"] == f"naive · {size}")]
+        rows.append({"part": "sweep", "arm": str(size), "measure": "nDCG@10",
+                     "before_delta": means["late"] - means["naive"],
+                     "before_p_holm": float(match["p_randomization_holm"].iloc[0]) if len(match) else None})
+    for folder in sorted(p for p in previous.iterdir() if (p / "significance.csv").exists() and p.name != "sweep"
+                         and p.name != "scifact"):
+        for r in pd.read_csv(folder / "significance.csv").itertuples():
+            if (r.system, r.baseline) == ("late", "naive"):
+                rows.append({"part": folder.name, "arm": folder.name, "measure": r.measure,
+                             "before_delta": r.delta, "before_p_holm": r.p_randomization_holm})
+    return rows
+
+
+def changes_from(previous: Path, late_vs_naive: pd.DataFrame, sweep_tests: pd.DataFrame,
+                 long_tests: pd.DataFrame, before: str = "MiniLM", after: str = "nomic") -> pd.DataFrame:
+    """Which late-vs-naive conclusions changed from an earlier run kept in ``previous`` (its
+    ``late_vs_naive.csv``, ``sweep.csv`` and per-set ``significance.csv``) to this run's tests:
+    one row per boundary strategy, swept size and long set that either run has, with both deltas,
+    both Holm p-values, the finding each implies (:func:`finding`) and whether it changed."""
+    now = [{"part": "scifact", "arm": r.system.removeprefix("late · "), "measure": r.measure, "after_delta": r.delta,
+            "after_ci": f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", "after_p_holm": r.p_randomization_holm}
+           for r in late_vs_naive.itertuples()]
+    now += [{"part": "sweep", "arm": r.system.removeprefix("late · "), "measure": r.measure, "after_delta": r.delta,
+             "after_ci": f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", "after_p_holm": r.p_randomization_holm}
+            for r in sweep_tests.itertuples()]
+    now += [{"part": r.dataset, "arm": r.dataset, "measure": r.measure, "after_delta": r.delta,
+             "after_ci": f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", "after_p_holm": r.p_randomization_holm}
+            for r in long_tests.itertuples()]
+    table = pd.DataFrame(_previous_rows(previous)).merge(pd.DataFrame(now), on=["part", "arm", "measure"],
+                                                         how="outer", sort=False)
+    table[f"{before} finding"] = [finding(d, p) if not pd.isna(d) else "not run"
+                                  for d, p in zip(table["before_delta"], table["before_p_holm"])]
+    table[f"{after} finding"] = [finding(d, p) if not pd.isna(d) else "not run"
+                                 for d, p in zip(table["after_delta"], table["after_p_holm"])]
+    table["changed"] = table[f"{before} finding"] != table[f"{after} finding"]
+    return table.rename(columns={"before_delta": f"{before} late − naive", "before_p_holm": f"{before} p (Holm)",
+                                 "after_delta": f"{after} late − naive", "after_ci": f"{after} 95% CI",
+                                 "after_p_holm": f"{after} p (Holm)"})
