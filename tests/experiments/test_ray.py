@@ -117,7 +117,16 @@ def test_sweep_on_ray_equals_the_serial_run(cluster, sample, tmp_path):
         assert (tmp_path / "serial" / "sweep" / table).read_bytes() == (tmp_path / "ray" / "sweep" / table).read_bytes()
     for system, runs in zip(serial.systems["system"], serial.systems["runs"]):
         for stage in runs:
-            assert serial.run(system, stage) == on_ray.run(system, stage)
+            ours, theirs = serial.run(system, stage), on_ray.run(system, stage)
+            if "index=" not in system:
+                assert ours == theirs, f"{system} · {stage}"
+                continue
+            # Ray workers encode in other batches, so vectors agree to ~1e-7, not bit for bit, and an
+            # HNSW graph built on them may route a query differently deep in its list: the tables
+            # above are equal; each query's top 100 must share at least 95 units.
+            for qid, ranking in ours.items():
+                overlap = {d for d, _ in ranking} & {d for d, _ in theirs[qid]}
+                assert len(overlap) >= 0.95 * len(ranking), f"{system} · {stage} · {qid}"
 
 
 def test_encoding_joins_the_cluster_grainlab_ray_names(monkeypatch, cache):

@@ -13,12 +13,21 @@ from grainlab.types import Chunk, Document, Run
 
 
 def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices and values of the ``k`` best columns of each row, best first (ties by index)."""
+    """Indices and values of the ``k`` best columns of each row, best first, ties by index.
+
+    Ties at the cut-off are decided by index too (the lowest indices get in): ``np.argpartition``
+    alone picks an arbitrary subset of tied columns, and which one depends on the CPU's SIMD sort
+    (e.g. many BM25 units tied at score 0 when a query matches fewer than ``k``)."""
     k = min(k, scores.shape[1])
     if k == 0:
         empty = np.zeros((scores.shape[0], 0))
         return empty.astype(int), empty
     part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+    kth = np.take_along_axis(scores, part, axis=1).min(axis=1)
+    for row in np.flatnonzero((scores == kth[:, None]).sum(axis=1) > 1):
+        above = np.flatnonzero(scores[row] > kth[row])
+        tied = np.flatnonzero(scores[row] == kth[row])[: k - len(above)]
+        part[row] = np.concatenate([above, tied])
     vals = np.take_along_axis(scores, part, axis=1)
     order = np.lexsort((part, -vals), axis=1)
     index = np.take_along_axis(part, order, axis=1)
