@@ -121,9 +121,10 @@ def test_sweep_on_ray_equals_the_serial_run(cluster, sample, tmp_path):
             if "index=" not in system:
                 assert ours == theirs, f"{system} · {stage}"
                 continue
-            # Ray workers encode in other batches, so vectors agree to ~1e-7, not bit for bit, and an
-            # HNSW graph built on them may route a query differently deep in its list: the tables
-            # above are equal; each query's top 100 must share at least 95 units.
+            # An approximate index may route a query differently deep in its list: on an AVX2-only
+            # machine the HNSW run differed for one query below its top 6 while the tables above were
+            # equal (Ray-sharded vectors are equal to rounding, see the resume test's atol). Each
+            # query's top 100 must share at least 95 units.
             for qid, ranking in ours.items():
                 overlap = {d for d, _ in ranking} & {d for d, _ in theirs[qid]}
                 assert len(overlap) >= 0.95 * len(ranking), f"{system} · {stage} · {qid}"
