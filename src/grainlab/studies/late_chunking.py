@@ -153,13 +153,13 @@ def changes_from(previous: Path, late_vs_naive: pd.DataFrame, sweep_tests: pd.Da
     ``late_vs_naive.csv``, ``sweep.csv`` and per-set ``significance.csv``) to this run's tests:
     one row per boundary strategy, swept size and long set that either run has, with both deltas,
     both Holm p-values, the finding each implies (:func:`finding`) and whether it changed."""
-    def after(part: str, arm: str, r) -> dict:
+    def tested(part: str, arm: str, r) -> dict:
         return {"part": part, "arm": arm, "measure": r.measure, "after_delta": r.delta,
                 "after_ci": f"[{r.ci_low:+.4f}, {r.ci_high:+.4f}]", "after_p_holm": r.p_randomization_holm}
 
-    now = [after("scifact", r.system.removeprefix("late · "), r) for r in late_vs_naive.itertuples()]
-    now += [after("sweep", r.system.removeprefix("late · "), r) for r in sweep_tests.itertuples()]
-    now += [after(r.dataset, r.dataset, r) for r in long_tests.itertuples()]
+    now = [tested("scifact", r.system.removeprefix("late · "), r) for r in late_vs_naive.itertuples()]
+    now += [tested("sweep", r.system.removeprefix("late · "), r) for r in sweep_tests.itertuples()]
+    now += [tested(r.dataset, r.dataset, r) for r in long_tests.itertuples()]
     table = pd.DataFrame(_previous_rows(previous)).merge(pd.DataFrame(now), on=["part", "arm", "measure"],
                                                          how="outer", sort=False)
     table[f"{before} finding"] = [finding(d, p) if not pd.isna(d) else "not run"
