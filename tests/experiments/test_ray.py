@@ -34,7 +34,7 @@ def cluster():
 
 @pytest.fixture(scope="module")
 def sample(mirror):
-    return sample_dataset(load_dataset("scifact", mirror=mirror), n_queries=30, n_docs=300)
+    return sample_dataset(load_dataset("scifact", mirror=mirror), n_queries=15, n_docs=150)
 
 
 def test_shards_are_whole_serial_batches():
