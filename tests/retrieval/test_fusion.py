@@ -76,7 +76,8 @@ def test_matches_pandas(kind):
         assert [s for _, s in ranking] == sorted((s for _, s in ranking), reverse=True)
 
 
-@pytest.mark.slow  # ranx compiles numba kernels (~30–110 s); the pandas reference stays in the fast suite
+@pytest.mark.slow
+@pytest.mark.long  # ranx compiles numba kernels (67 s cold in CI): `make test-long`; the pandas reference stays in every suite
 def test_matches_ranx():
     ranx = pytest.importorskip("ranx")
     runs = random_runs(2)
