@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -34,8 +36,8 @@
 # - Encoders: `all-MiniLM-L6-v2` (fp32) and `bge-small-en-v1.5` (int8 ONNX copy when offline),
 #   not the paper's Stella/Snowflake; both read at most 512 word pieces, so 1024-token chunks
 #   (and many 512-token ones) are truncated for them; BM25 reads them whole, and so does
-#   nomic-embed-text-v1.5 (2,048 tokens). nomic reads ~380 tokens/s on this 2-core CPU, so it runs
-#   on `LONG_QA_DOCS` stitched documents per QA set (all their questions), with the other
+#   nomic-embed-text-v1.5 (2,048 tokens). nomic reads ~390 tokens/s on the benchmark's 2-core CPU
+#   and ~195 tokens/s on an AVX2-only EPYC (`benchmarks/RESULTS.md`), so it runs on `LONG_QA_DOCS` stitched documents per QA set (all their questions), with the other
 #   retrievers re-run on the same sample for a like-for-like comparison.
 # - Chunk sizes count cl100k tokens for every retriever, so all retrievers see the same chunks.
 # - Datasets: SQuAD, NQ (the NQ-open oracle gold passages of Liu et al., 2,600 passages) and
