@@ -37,8 +37,10 @@
 #   not the paper's Stella/Snowflake; both read at most 512 word pieces, so 1024-token chunks
 #   (and many 512-token ones) are truncated for them; BM25 reads them whole, and so does
 #   nomic-embed-text-v1.5 (2,048 tokens). nomic reads ~390 tokens/s on the benchmark's 2-core CPU
-#   and ~195 tokens/s on an AVX2-only EPYC (`benchmarks/RESULTS.md`), so it runs on `LONG_QA_DOCS` stitched documents per QA set (all their questions), with the other
-#   retrievers re-run on the same sample for a like-for-like comparison.
+#   (`benchmarks/bench_long_encoder.py`) and ~195 tokens/s on an AVX2-only EPYC (measured in the
+#   late-chunking full run; README, "Notebooks, profiles and cost"), so it runs on `LONG_QA_DOCS`
+#   stitched documents per QA set (all their questions), with the other retrievers re-run on the
+#   same sample for a like-for-like comparison.
 # - Chunk sizes count cl100k tokens for every retriever, so all retrievers see the same chunks.
 # - Datasets: SQuAD, NQ (the NQ-open oracle gold passages of Liu et al., 2,600 passages) and
 #   COVID-QA of the paper's six are available offline; the COVID-QA copy is the 2020-04-23 interim
