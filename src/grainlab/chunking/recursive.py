@@ -39,6 +39,7 @@ class RecursiveChunker(Chunker):
 
     size: int = 256
     tokenizer: str = DEFAULT_TOKENIZER
+    version = "2"  # 2: pieces counted trimmed (a piece whose untrimmed count fit could exceed once trimmed)
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:
@@ -46,7 +47,7 @@ class RecursiveChunker(Chunker):
 
     def _leaves(self, tok: TextTokenizer, text: str, start: int, end: int, level: int,
                 out: list[tuple[int, int, int]]) -> None:
-        count = tok.count(text[start:end])
+        count = tok.count(text[slice(*trim_span(text, start, end))])  # counted as it will be cut: trimmed
         if count <= self.size or level >= len(SEPARATORS):
             out.append((start, end, count))
             return

@@ -254,7 +254,7 @@ class ParentChildChunker(Chunker):
     parent_size: int = 1024
     parents: str = "structure"
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "3"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings
+    version = "4"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings; 4: recursive/2 children
 
     def __post_init__(self) -> None:
         if self.parents not in ("structure", "recursive"):

@@ -24,7 +24,7 @@ def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         return empty.astype(int), empty
     part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
     kth = np.take_along_axis(scores, part, axis=1).min(axis=1)
-    for row in np.flatnonzero((scores == kth[:, None]).sum(axis=1) > 1):
+    for row in np.flatnonzero((scores >= kth[:, None]).sum(axis=1) > k):  # a tie straddles the cut
         above = np.flatnonzero(scores[row] > kth[row])
         tied = np.flatnonzero(scores[row] == kth[row])[: k - len(above)]
         part[row] = np.concatenate([above, tied])
