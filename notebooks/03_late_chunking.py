@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -37,8 +39,9 @@
 # - nomic-embed-text-v1.5, not v1 (v1 is not available offline; MTEB SciFact 70.28 vs 70.50), at
 #   2,048 tokens, not 8,192 (that needs rotary scaling). The per-model cells of the paper's Table 2
 #   could not be verified, so the jina README rows and the Table 2 averages are printed instead.
-# - Cost: nomic reads ~380 tokens/s on this 2-core CPU (`benchmarks/RESULTS.md`), so one pass over
-#   all of SciFact (1.9 M tokens) takes ~80 min and the notebook needs ~9 passes. The full profile
+# - Cost: nomic reads ~390 tokens/s on the benchmark's 2-core CPU (`benchmarks/bench_long_encoder.py`)
+#   and ~195 tokens/s on the AVX2-only EPYC that ran the full profile, so one pass over all of
+#   SciFact (1.9 M tokens) takes 1.5–3 h and the notebook needs ~9 passes. The full profile
 #   therefore uses a SciFact sample: all 300 test queries, their relevant documents and random
 #   others up to `IR_DOCS` = 1,000 documents (`IR_DOCS = 0` for all 5,183); the whole-corpus
 #   no-chunking number is the sanity gate (`make test-long`). Long documents: `LONG_DOCS`
