@@ -195,6 +195,38 @@ def test_an_executed_notebook_over_the_limit_keeps_its_images_and_loses_long_tex
     assert trim_outputs(path, limit=10_000) == 0  # under the limit: untouched
 
 
+def test_an_executed_notebook_over_the_limit_keeps_one_output_per_stream_and_each_bars_last_state(tmp_path):
+    import json
+
+    from grainlab.reproduce import trim_outputs
+
+    redraws = [{"output_type": "stream", "name": "stderr", "text": f"\rencode: {i:3d}%|" + "#" * (i // 10)}
+               for i in range(101)]
+    notebook = {"cells": [{"cell_type": "code", "source": "run()", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": "start\n"}, *redraws,
+        {"output_type": "stream", "name": "stderr", "text": "\n"},
+        {"output_type": "display_data", "data": {"text/plain": "table"}},
+        {"output_type": "stream", "name": "stdout", "text": ["done\n", "ok\n"]}]}],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps(notebook))
+    assert trim_outputs(path, limit=1_000) == 0  # coalescing alone brought it under: no text cut
+    outputs = json.loads(path.read_text())["cells"][0]["outputs"]
+    assert [o.get("name") for o in outputs] == ["stdout", "stderr", None, "stdout"]
+    assert outputs[1]["text"] == "encode: 100%|##########\n" and outputs[3]["text"] == "done\nok\n"
+
+
+def test_nested_progress_bars_keep_their_last_states_only():
+    from grainlab.reproduce import _last_bar_states
+
+    outer = "systems: 100%|##| 2/2 [00:09<00:00]"
+    inner = [f"rerank:  {i}0%|# | {i}/9 [00:0{i}<00:00]\x1b[A" for i in range(1, 10)]
+    text = "\n".join(["systems:  50%|# | 1/2 [00:04<00:04]", *inner, "rerank: 100%|##| 9/9 [00:09<00:00]", outer,
+                      "documents 5183 units", ""])
+    assert _last_bar_states(text).split("\n") == [
+        "systems:  50%|# | 1/2 [00:04<00:04]", "rerank: 100%|##| 9/9 [00:09<00:00]", outer, "documents 5183 units", ""]
+
+
 def test_committed_executed_notebooks_are_full_profile_and_under_the_limit():
     from grainlab.reproduce import EXECUTED_LIMIT_BYTES
 

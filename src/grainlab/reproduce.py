@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,24 @@ PROFILES = ("quick", "full")
 # bottom on a repository browser; a copy over this size has its longest text outputs shortened.
 EXECUTED_LIMIT_BYTES = 3_000_000
 TEXT_OUTPUT_LIMIT = 4_000  # characters kept of an over-long text output when trimming
+_OVERWRITTEN = re.compile(r".*\r(?=[^\n])")  # text a carriage return writes over (tqdm's redraws)
+_BAR = re.compile(r"^(?P<desc>[^\n]*?): *(\d+%\||\d+\S* \[)")  # a tqdm text bar: "desc:  42%|" or "desc: 7it ["
+_CURSOR_UP = "\x1b[A"  # nested bars redraw a line below, then move the cursor back up
+
+
+def _last_bar_states(text: str) -> str:
+    """Keep only the last of consecutive redraws of one progress bar (a nested tqdm bar in a
+    notebook redraws on a new line each time, ending with a cursor-up code)."""
+    lines, out = text.split("\n"), []
+    for line in lines:
+        bar = _BAR.match(line)
+        if bar and out:
+            previous = _BAR.match(out[-1])
+            if previous and previous["desc"] == bar["desc"]:
+                out[-1] = line
+                continue
+        out.append(line)
+    return "\n".join(line.replace(_CURSOR_UP, "") for line in out)
 
 
 @dataclass(frozen=True)
@@ -145,12 +164,33 @@ def check_committed(root: Path, profile: str, allow_dirty: bool = False) -> None
                           "commit them first, or pass --allow-dirty (the manifests then record a -dirty commit)")
 
 
+def coalesce_streams(notebook: dict) -> None:
+    """Merge each cell's consecutive outputs of one stream into one, keeping only what a terminal
+    would show after carriage returns (what nbclient's ``coalesce_streams`` does at run time, for
+    copies executed without it) and only the last state of each progress bar."""
+    for cell in notebook["cells"]:
+        merged: list[tuple[dict, list[str]]] = []  # (output, its text pieces)
+        for output in cell.get("outputs", []):
+            previous = merged[-1][0] if merged else None
+            is_stream = output.get("output_type") == "stream"
+            if (is_stream and previous is not None and previous.get("output_type") == "stream"
+                    and previous.get("name") == output.get("name")):
+                merged[-1][1].append("".join(output["text"]))
+            else:
+                merged.append((output, ["".join(output["text"])] if is_stream else []))
+        for output, pieces in merged:
+            if output.get("output_type") == "stream":
+                output["text"] = _last_bar_states(_OVERWRITTEN.sub("", "".join(pieces)))
+        if "outputs" in cell:
+            cell["outputs"] = [output for output, _ in merged]
+
+
 def trim_outputs(path: Path, limit: int = EXECUTED_LIMIT_BYTES, keep: int = TEXT_OUTPUT_LIMIT) -> int:
-    """Shorten the longest text outputs of an executed notebook (streams, text/plain, text/html)
-    until the file is at most ``limit`` bytes; images stay. Returns the outputs shortened."""
-    if path.stat().st_size <= limit:
-        return 0
+    """Coalesce an executed notebook's streams (``coalesce_streams``), then, while it is over
+    ``limit`` bytes, shorten its longest text outputs (streams, text/plain, text/html); images
+    stay. Returns the number of outputs shortened."""
     notebook = json.loads(path.read_text("utf-8"))
+    coalesce_streams(notebook)
     texts = []
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):
@@ -163,13 +203,11 @@ def trim_outputs(path: Path, limit: int = EXECUTED_LIMIT_BYTES, keep: int = TEXT
     shortened = 0
     for holder, key in texts:
         text = "".join(holder[key])
-        if len(text) <= keep:
+        if len(text) <= keep or len(json.dumps(notebook)) <= limit:
             break
         holder[key] = text[:keep] + f"\n… [{len(text) - keep:,} characters trimmed: the full output is in results/]\n"
         shortened += 1
-        if len(json.dumps(notebook)) <= limit:
-            break
-    atomic_write_text(path, json.dumps(notebook, indent=1, ensure_ascii=False))
+    atomic_write_text(path, json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n")  # as nbformat
     return shortened
 
 
@@ -213,7 +251,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
             papermill.execute_notebook(
                 str(ipynb_path), str(partial), parameters={"PROFILE": profile, **parameters},
                 cwd=str(root / "notebooks"), kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"),
-                progress_bar=False)
+                progress_bar=False, coalesce_streams=True)  # one output per stream, progress bars' last state
         except papermill.PapermillExecutionError as exc:
             failed = target.with_suffix(".failed.ipynb")
             if partial.exists():
