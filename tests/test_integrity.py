@@ -192,7 +192,7 @@ def test_an_executed_notebook_over_the_limit_keeps_its_images_and_loses_long_tex
     outputs = trimmed["cells"][0]["outputs"]
     assert outputs[1]["data"]["image/png"] == image and "characters trimmed" in outputs[0]["text"]
     assert path.stat().st_size <= 10_000
-    assert trim_outputs(path, limit=10_000) == 0  # under the limit: untouched
+    assert trim_outputs(path, limit=10_000) == 0  # under the limit: nothing more cut
 
 
 def test_an_executed_notebook_over_the_limit_keeps_one_output_per_stream_and_each_bars_last_state(tmp_path):
@@ -221,10 +221,13 @@ def test_nested_progress_bars_keep_their_last_states_only():
 
     outer = "systems: 100%|##| 2/2 [00:09<00:00]"
     inner = [f"rerank:  {i}0%|# | {i}/9 [00:0{i}<00:00]\x1b[A" for i in range(1, 10)]
+    unsized = [f"read: {i}it [00:0{i}, 1.00it/s]" for i in range(3)]
+    prose = ["Answer: 42 [source]", "Answer: 43 [source]"]  # not bars: both stay
     text = "\n".join(["systems:  50%|# | 1/2 [00:04<00:04]", *inner, "rerank: 100%|##| 9/9 [00:09<00:00]", outer,
-                      "documents 5183 units", ""])
+                      *unsized, *prose, "documents 5183 units", ""])
     assert _last_bar_states(text).split("\n") == [
-        "systems:  50%|# | 1/2 [00:04<00:04]", "rerank: 100%|##| 9/9 [00:09<00:00]", outer, "documents 5183 units", ""]
+        "systems:  50%|# | 1/2 [00:04<00:04]", "rerank: 100%|##| 9/9 [00:09<00:00]", outer, unsized[-1], *prose,
+        "documents 5183 units", ""]
 
 
 def test_committed_executed_notebooks_are_full_profile_and_under_the_limit():

@@ -33,7 +33,7 @@ PROFILES = ("quick", "full")
 EXECUTED_LIMIT_BYTES = 3_000_000
 TEXT_OUTPUT_LIMIT = 4_000  # characters kept of an over-long text output when trimming
 _OVERWRITTEN = re.compile(r".*\r(?=[^\n])")  # text a carriage return writes over (tqdm's redraws)
-_BAR = re.compile(r"^(?P<desc>[^\n]*?): *(\d+%\||\d+\S* \[)")  # a tqdm text bar: "desc:  42%|" or "desc: 7it ["
+_BAR = re.compile(r"^(?P<desc>[^\n]*?): *(\d+%\||\d+\S* \[\d+:\d\d)")  # tqdm: "desc:  42%|", "desc: 7it [00:01"
 _CURSOR_UP = "\x1b[A"  # nested bars redraw a line below, then move the cursor back up
 
 
