@@ -106,14 +106,15 @@ latency.to_csv(RESULTS / "latency.csv", index=False)
 # ## Quality at each stage
 # nDCG@10, MRR@10 (`RR@10`) and recall at 5/20/100 after each stage (documents, max over chunks).
 # The `reranked` stage holds `RERANK_K` units, so its R@100 is recall within the reranker's window.
+# The figures draw each stage's mean over the queries with its bootstrap 95% interval.
 
 # %%
 table = aggregate.pivot_table(index=["granularity", "system", "stage"], columns="measure", values="mean",
                               sort=False)
 display(table.round(4))
-fig = plot_pipeline_stages(aggregate, "nDCG@10", f"SciFact nDCG@10 along the pipeline ({PROFILE} profile)")
+fig = plot_pipeline_stages(per_query, "nDCG@10", f"SciFact nDCG@10 along the pipeline ({PROFILE} profile)")
 save_figure(fig, "hybrid_rerank_stages_ndcg", FIGURES)
-fig = plot_pipeline_stages(aggregate, "R@20", f"SciFact Recall@20 along the pipeline ({PROFILE} profile)")
+fig = plot_pipeline_stages(per_query, "R@20", f"SciFact Recall@20 along the pipeline ({PROFILE} profile)")
 save_figure(fig, "hybrid_rerank_stages_recall", FIGURES)
 
 # %% [markdown]

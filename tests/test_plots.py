@@ -4,6 +4,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure  # noqa: E402
@@ -52,7 +53,20 @@ def test_sweep_and_pipeline_plots():
     fig2 = plot_pipeline_stages(stages, "R@20", "t", columns=2)
     panels = [a for a in fig2.axes if a.get_visible()]
     assert len(panels) == 3 and [a.get_title() for a in panels] == ["bm25", "rrf", "x"]  # one panel per system
-    assert panels[0].get_ylabel() == "R@20" and len(panels[0].get_lines()) == 2  # a line per granularity
+    drawn = [line for line in panels[0].get_lines() if len(line.get_xdata())]  # not the legend's empty proxies
+    assert panels[0].get_ylabel() == "R@20" and len(drawn) == 2  # a line per granularity
+    assert fig2.texts[0].get_text() == "t"  # aggregate rows: no query count to state
+    rng = np.random.default_rng(0)
+    per_query = pd.DataFrame([{"granularity": g, "system": s, "stage": st, "measure": "R@20", "qid": str(q),
+                               "value": float(rng.random() < 0.5)}
+                              for g in ("documents", "chunks") for s in ("bm25", "rrf") for st in ("candidates", "context")
+                              for q in range(30)])
+    fig3 = plot_pipeline_stages(per_query, "R@20", "t", columns=2)
+    panel = fig3.axes[0]
+    assert len(panel.collections) == 2  # one 95% interval (errorbar collection) per granularity
+    assert fig3.texts[0].get_text() == "t (n = 30 queries)" and "95% CI" in panel.get_ylabel()
+    legend = fig3.axes[1].get_legend()  # on the last panel of the first row, outside the data
+    assert [t.get_text() for t in legend.get_texts()] == ["documents", "chunks"] and panel.get_legend() is None
 
 
 def test_bar_and_tradeoff_plots():

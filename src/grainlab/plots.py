@@ -197,36 +197,44 @@ def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
 
 
 @styled
-def plot_pipeline_stages(aggregate: pd.DataFrame, measure: str, title: str,
+def plot_pipeline_stages(table: pd.DataFrame, measure: str, title: str,
                          stages: tuple[str, ...] = ("candidates", "fused", "reranked", "context"), columns: int = 4):
     """Small multiples: one panel per system, ``measure`` at each pipeline stage it has, a line
     per granularity; the same y-axis everywhere, so panels compare at a glance.
 
-    ``aggregate`` needs ``granularity, system, stage, measure, mean`` (the engine's aggregate table).
+    ``table`` needs ``granularity, system, stage, measure`` and either per-query ``qid, value`` rows
+    (means with bootstrap 95% intervals, the number of queries appended to the title) or aggregate
+    ``mean`` rows (means only).
     """
     import matplotlib.pyplot as plt
+    import seaborn as sns
 
-    data = aggregate[aggregate["measure"] == measure]
+    data = table[table["measure"] == measure].copy()
+    y, interval = _y_and_interval(data)
+    data["stage_index"] = data["stage"].map({stage: i for i, stage in enumerate(stages)})
+    data = data.dropna(subset=["stage_index"])
     systems = list(dict.fromkeys(data["system"]))
     granularities = list(dict.fromkeys(data["granularity"]))
+    palette = fixed_palette(granularities)
     rows = -(-len(systems) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(2.6 * columns + 1.8, 2.3 * rows), squeeze=False,
                              sharey=True, sharex=True)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, system in zip(axes.flat, systems):
-        for colour, granularity in zip(colours, granularities):
-            part = data[(data["system"] == system) & (data["granularity"] == granularity)].set_index("stage")
-            shown = [s for s in stages if s in part.index]
-            ax.plot([stages.index(s) for s in shown], part.loc[shown, "mean"], marker="o", color=colour,
-                    label=granularity)
+        sns.lineplot(data=data[data["system"] == system], x="stage_index", y=y, hue="granularity",
+                     hue_order=granularities, palette=palette, marker="o", errorbar=interval, err_style="bars",
+                     err_kws={"capsize": 2}, seed=0, ax=ax)
         ax.set_title(textwrap.fill(system.replace("+", "+ "), 34), fontsize=7)
         ax.set_xticks(range(len(stages)), stages, rotation=30, fontsize=7)
+        ax.set_xlabel("")
     for ax in axes.flat[len(systems):]:
         ax.set_visible(False)
     for ax in axes[:, 0]:
-        ax.set_ylabel(measure)
-    legend_outside(axes[0][-1] if axes[0][-1].get_visible() else axes[0][0], "granularity")
-    fig.suptitle(title)
+        ax.set_ylabel(measure + (" (mean, 95% CI)" if interval else ""))
+    first = axes[0][-1] if axes[0][-1].get_visible() else axes[0][0]
+    legend_outside(first, "granularity", panels=[ax for ax in axes.flat if ax is not first and ax.get_visible()],
+                   order=granularities)
+    queries = data["qid"].nunique() if "qid" in data.columns else None
+    fig.suptitle(title + (f" (n = {queries} queries)" if queries else ""))
     fig.tight_layout()
     return fig
 
