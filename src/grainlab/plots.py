@@ -233,7 +233,7 @@ def plot_pipeline_stages(table: pd.DataFrame, measure: str, title: str,
     first = axes[0][-1] if axes[0][-1].get_visible() else axes[0][0]
     legend_outside(first, "granularity", panels=[ax for ax in axes.flat if ax is not first and ax.get_visible()],
                    order=granularities)
-    queries = data["qid"].nunique() if "qid" in data.columns else None
+    queries = data["qid"].nunique() if interval else None  # per-query rows: one decision, by _y_and_interval
     fig.suptitle(title + (f" (n = {queries} queries)" if queries else ""))
     fig.tight_layout()
     return fig
