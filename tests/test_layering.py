@@ -16,7 +16,7 @@ LAYERS = {
     "retrieval": 6,
     "evaluation": 7,
     "experiments": 8,
-    "studies": 9,
+    "studies": 9, "transport": 9,
     "plots": 10, "reproduce": 10,
     "publish": 11,
     "cli": 12,

@@ -105,6 +105,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_pack(args: argparse.Namespace) -> int:
+    from grainlab.transport import COMMIT_LIMIT_BYTES, pack_large_tables
+
+    for packed in pack_large_tables(settings.results_dir(), limit=args.limit or COMMIT_LIMIT_BYTES):
+        print(f"{packed} ({packed.stat().st_size:,} bytes)")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from grainlab.publish import write_report
 
@@ -155,6 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the full profile although the code has uncommitted changes (refused otherwise: "
                         "committed results must come from committed code)")
     p.set_defaults(func=cmd_reproduce)
+
+    p = sub.add_parser("pack-results", parents=[common],
+                       help="write an .xz copy of every per-query table over the commit size limit (committed "
+                            "in its place; `reproduce` restores it)")
+    p.add_argument("--limit", type=int, help="bytes (default: 1 MiB)")
+    p.set_defaults(func=cmd_pack)
 
     p = sub.add_parser("report", parents=[common], help="one self-contained HTML report (and Markdown) from results/")
     p.add_argument("--profile", choices=["quick", "full"], default="full")

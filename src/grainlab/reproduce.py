@@ -16,6 +16,7 @@ from grainlab.experiments.manifest import git_commit, new_manifest
 from grainlab.readers.archive import ARCHIVE_ENV, ARCHIVE_NAME
 from grainlab.settings import project_root
 from grainlab.studies.report import Report
+from grainlab.transport import unpack_tables
 
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
@@ -235,6 +236,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
     if mirror:
         os.environ[settings.MIRROR_ENV] = str(Path(mirror).resolve())
     results = settings.results_dir()
+    unpack_tables(results)  # tables committed packed (over the size limit) resume like the others
     executed = results / "executed"
     executed.mkdir(parents=True, exist_ok=True)
     cold_cache = not any(settings.cache_dir().iterdir())  # the job starts with nothing computed
