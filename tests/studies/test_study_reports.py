@@ -21,6 +21,26 @@ def test_chunk_size_systems_and_best_size():
     assert "64–128" in row["paper"] and "sanity gates" in report.note
 
 
+def test_chunk_size_optimum_shift_compares_best_sizes_and_counts_significant_larger_sizes():
+    rows = [("a", "MiniLM", 128, 0.70), ("a", "MiniLM", 256, 0.72), ("a", "MiniLM", 512, 0.60),
+            ("a", "long", 128, 0.70), ("a", "long", 256, 0.71), ("a", "long", 512, 0.75),
+            ("a", "BM25", 512, 0.99),  # lexical: not a context-length question
+            ("b", "MiniLM", 256, 0.50), ("b", "MiniLM", 512, 0.55), ("b", "long", 256, 0.60),
+            ("b", "long", 512, 0.58)]
+    aggregate = pd.DataFrame(rows, columns=["dataset", "retriever_label", "chunk_size", "mean"]).assign(
+        measure="AnswerRecall@5")
+    tests = pd.DataFrame([{"dataset": "a", "retriever_label": "long", "chunk_size": 512, "delta": 0.04,
+                           "p_randomization_holm": 0.01},
+                          {"dataset": "b", "retriever_label": "long", "chunk_size": 512, "delta": -0.02,
+                           "p_randomization_holm": 0.01}])
+    shift = chunk_size.optimum_shift(aggregate, tests, "AnswerRecall@5", ["long"]).set_index("dataset")
+    assert shift.loc["a", "best_size"] == 512 and bool(shift.loc["a", "moved_larger"])
+    assert shift.loc["a", "short_context_best"] == "MiniLM: 256"
+    assert shift.loc["a", "larger_sizes_significantly_better"] == "1 of 1"
+    assert shift.loc["b", "best_size"] == 256 and not shift.loc["b", "moved_larger"]
+    assert shift.loc["b", "larger_sizes_significantly_better"] == "0 of 1"  # significant, but worse
+
+
 def test_late_chunking_report_carries_the_paired_test():
     scores = pd.Series({"no chunking": 0.60, "naive · fixed 256 tokens": 0.61, "late · fixed 256 tokens": 0.63})
     test = pd.DataFrame([{"system": "late · fixed 256 tokens", "delta": 0.02, "p_randomization_holm": 0.04}])

@@ -113,3 +113,26 @@ def size_contrasts(per_query: pd.DataFrame, measure: str, reference: int, larger
         result["p_randomization_holm"] = holm(result["p_randomization"].tolist())
     return result
 
+
+
+def optimum_shift(aggregate: pd.DataFrame, tests: pd.DataFrame, measure: str, long_retrievers: Sequence[str],
+                  alpha: float = 0.05) -> pd.DataFrame:
+    """Per QA set: each short-context dense retriever's best chunk size on ``measure`` beside the
+    long-context retrievers', and how many sizes above the reference size (``tests``, from
+    ``size_contrasts``) a long-context retriever beats significantly (Holm p < ``alpha``) — the
+    question whether the optimum moves to larger chunks once the encoder reads them whole."""
+    rows = []
+    data = aggregate[(aggregate["measure"] == measure) & (aggregate["retriever_label"] != "BM25")]
+    for dataset, group in data.groupby("dataset", sort=False):
+        best = {label: int(g.loc[g["mean"].idxmax(), "chunk_size"]) for label, g in group.groupby("retriever_label")}
+        short = {label: size for label, size in best.items() if label not in long_retrievers}
+        for label in long_retrievers:
+            if label not in best:
+                continue
+            mine = tests[(tests["dataset"] == dataset) & (tests["retriever_label"] == label)]
+            wins = mine[(mine["delta"] > 0) & (mine["p_randomization_holm"] < alpha)]
+            rows.append({"dataset": dataset, "retriever_label": label, "best_size": best[label],
+                         "short_context_best": ", ".join(f"{k}: {v}" for k, v in sorted(short.items())),
+                         "moved_larger": best[label] > max(short.values(), default=0),
+                         "larger_sizes_significantly_better": f"{len(wins)} of {len(mine)}"})
+    return pd.DataFrame(rows)
