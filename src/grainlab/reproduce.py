@@ -64,8 +64,9 @@ class NotebookSetup:
 
 
 def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
-    """The shared first cell of every notebook: mirror setting, profile, output folders, and the
-    generation archive (``<results>/generations.jsonl``) every reader appends to."""
+    """The shared first cell of every notebook: mirror setting, profile, output folders, the
+    generation archive (``<results>/generations.jsonl``) every reader appends to, and the
+    per-query tables committed packed, restored (``grainlab.transport``)."""
     if profile not in PROFILES:
         raise ConfigError(f"PROFILE must be one of {PROFILES}, got {profile!r}")
     if mirror:
@@ -79,6 +80,7 @@ def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
     # every reader in this kernel appends its new generations here: committed with the full results,
     # a run longer than a session resumes on a fresh machine (``readers.archive``)
     os.environ[ARCHIVE_ENV] = str(results / ARCHIVE_NAME)
+    unpack_tables(results)  # opened in JupyterLab, not through `reproduce`: packed tables resume too
     return NotebookSetup(quick, root, results, figures)
 
 

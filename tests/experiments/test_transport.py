@@ -76,3 +76,17 @@ def test_without_its_integrity_record_a_packed_table_is_left_packed(tmp_path):
     csv.unlink()
     csv.with_suffix(".json").unlink()
     assert unpack_tables(tmp_path) == [] and not csv.exists()
+
+
+def test_a_notebook_opened_directly_restores_its_packed_tables(tmp_path, monkeypatch):
+    from grainlab.reproduce import notebook_setup
+
+    monkeypatch.setenv("GRAINLAB_RESULTS", str(tmp_path / "results"))
+    monkeypatch.setenv("GRAINLAB_FIGURES", str(tmp_path / "figures"))
+    folder = tmp_path / "results" / "chunk_size" / "full" / "set" / "per_query"
+    _store(folder, _table(), [])
+    (csv,) = folder.glob("*.csv")
+    pack_large_tables(tmp_path / "results", limit=0)
+    csv.unlink()
+    notebook_setup("chunk_size", "full")  # the notebook's first cell, as JupyterLab runs it
+    assert csv.exists()
