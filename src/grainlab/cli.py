@@ -108,7 +108,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 def cmd_pack(args: argparse.Namespace) -> int:
     from grainlab.transport import COMMIT_LIMIT_BYTES, pack_large_tables
 
-    for packed in pack_large_tables(settings.results_dir(), limit=args.limit or COMMIT_LIMIT_BYTES):
+    limit = COMMIT_LIMIT_BYTES if args.limit is None else args.limit  # --limit 0 packs every table
+    for packed in pack_large_tables(settings.results_dir(), limit=limit):
         print(f"{packed} ({packed.stat().st_size:,} bytes)")
     return 0
 

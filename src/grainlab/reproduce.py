@@ -80,7 +80,7 @@ def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
     # every reader in this kernel appends its new generations here: committed with the full results,
     # a run longer than a session resumes on a fresh machine (``readers.archive``)
     os.environ[ARCHIVE_ENV] = str(results / ARCHIVE_NAME)
-    unpack_tables(results)  # opened in JupyterLab, not through `reproduce`: packed tables resume too
+    unpack_tables(results)  # packed per-query tables resume like the others, run by `reproduce` or by hand
     return NotebookSetup(quick, root, results, figures)
 
 
@@ -238,7 +238,6 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
     if mirror:
         os.environ[settings.MIRROR_ENV] = str(Path(mirror).resolve())
     results = settings.results_dir()
-    unpack_tables(results)  # tables committed packed (over the size limit) resume like the others
     executed = results / "executed"
     executed.mkdir(parents=True, exist_ok=True)
     cold_cache = not any(settings.cache_dir().iterdir())  # the job starts with nothing computed

@@ -3,7 +3,7 @@
 A full run that spans sessions commits each per-system table as it finishes, so a later session on
 a fresh machine resumes instead of recomputing. Tables over ``COMMIT_LIMIT_BYTES`` (the project's
 limit on a committed file) get an ``.xz`` copy beside them, which is committed instead of the
-table; ``unpack_tables`` restores the table before a run. Nothing here is trusted: the store checks
+table; ``unpack_tables`` restores the table in every notebook's first cell (``notebook_setup``). Nothing here is trusted: the store checks
 every restored table against the checksum in its ``.json`` record and recomputes it on a mismatch
 (``grainlab.experiments.store``).
 """

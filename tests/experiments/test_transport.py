@@ -23,6 +23,14 @@ def _store(folder: Path, table: pd.DataFrame, calls: list[int]) -> tuple[pd.Data
     return stored_table(folder, KEY, "toy", compute)
 
 
+def _stored_and_packed(folder: Path, calls: list[int]) -> tuple[Path, Path]:
+    """Store the toy table under ``folder`` and pack it (limit 0); its table and packed copy."""
+    _store(folder, _table(), calls)
+    (csv,) = folder.glob("*.csv")
+    (packed,) = pack_large_tables(folder.parent, limit=0)
+    return csv, packed
+
+
 def test_a_packed_table_is_restored_and_reused_without_recomputing(tmp_path):
     folder = tmp_path / "study" / "full" / "set" / "per_query"
     calls: list[int] = []
@@ -43,9 +51,7 @@ def test_a_packed_table_is_restored_and_reused_without_recomputing(tmp_path):
 def test_a_damaged_packed_table_is_recomputed(tmp_path):
     folder = tmp_path / "per_query"
     calls: list[int] = []
-    _store(folder, _table(), calls)
-    (csv,) = folder.glob("*.csv")
-    (packed,) = pack_large_tables(tmp_path, limit=0)
+    csv, packed = _stored_and_packed(folder, calls)
     csv.unlink()
     packed.write_bytes(packed.read_bytes()[:100])  # truncated in transit: does not decompress
     assert unpack_tables(tmp_path) == []
@@ -56,9 +62,7 @@ def test_a_damaged_packed_table_is_recomputed(tmp_path):
 def test_a_packed_table_of_other_content_fails_its_checksum_and_is_recomputed(tmp_path):
     folder = tmp_path / "per_query"
     calls: list[int] = []
-    _store(folder, _table(), calls)
-    (csv,) = folder.glob("*.csv")
-    (packed,) = pack_large_tables(tmp_path, limit=0)
+    csv, packed = _stored_and_packed(folder, calls)
     csv.write_text(_table(10).to_csv(index=False))  # not what the integrity record describes
     packed.unlink()
     (packed,) = pack_large_tables(tmp_path, limit=0)
@@ -69,10 +73,7 @@ def test_a_packed_table_of_other_content_fails_its_checksum_and_is_recomputed(tm
 
 
 def test_without_its_integrity_record_a_packed_table_is_left_packed(tmp_path):
-    folder = tmp_path / "per_query"
-    _store(folder, _table(), [])
-    (csv,) = folder.glob("*.csv")
-    pack_large_tables(tmp_path, limit=0)
+    csv, _ = _stored_and_packed(tmp_path / "per_query", [])
     csv.unlink()
     csv.with_suffix(".json").unlink()
     assert unpack_tables(tmp_path) == [] and not csv.exists()
@@ -83,10 +84,7 @@ def test_a_notebook_opened_directly_restores_its_packed_tables(tmp_path, monkeyp
 
     monkeypatch.setenv("GRAINLAB_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("GRAINLAB_FIGURES", str(tmp_path / "figures"))
-    folder = tmp_path / "results" / "chunk_size" / "full" / "set" / "per_query"
-    _store(folder, _table(), [])
-    (csv,) = folder.glob("*.csv")
-    pack_large_tables(tmp_path / "results", limit=0)
+    csv, _ = _stored_and_packed(tmp_path / "results" / "chunk_size" / "full" / "set" / "per_query", [])
     csv.unlink()
     notebook_setup("chunk_size", "full")  # the notebook's first cell, as JupyterLab runs it
     assert csv.exists()

@@ -114,7 +114,6 @@ def size_contrasts(per_query: pd.DataFrame, measure: str, reference: int, larger
     return result
 
 
-
 def optimum_shift(aggregate: pd.DataFrame, tests: pd.DataFrame, measure: str, long_retrievers: Sequence[str],
                   alpha: float = 0.05) -> pd.DataFrame:
     """Per QA set: each short-context dense retriever's best chunk size on ``measure`` beside the
