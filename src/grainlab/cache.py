@@ -18,7 +18,6 @@ import io
 import json
 import os
 import shutil
-import tempfile
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from grainlab import settings
+from grainlab.files import atomic_write_bytes, atomic_write_dir, atomic_write_text  # re-exported
 
 CACHE_FORMAT = 2
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -92,30 +92,6 @@ def hash_texts(items: Iterable[tuple[str, str]]) -> str:
     return digest.hexdigest()
 
 
-def _atomic_write(path: Path, write: Callable[[Any], None], mode: str = "wb") -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, mode) as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
-    _atomic_write(path, lambda handle: handle.write(text), mode="w")
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename."""
-    _atomic_write(path, lambda handle: handle.write(data))
-
-
 def write_checksummed(path: Path, data: bytes, **meta: Any) -> None:
     """Write ``data`` and then its sidecar checksum (with ``meta``, e.g. a shape), both atomically;
     a crash between the two leaves an entry without a checksum, which reads as a miss."""
@@ -153,23 +129,6 @@ def discard_entry(path: Path) -> None:
     """Remove an entry and its checksum sidecar."""
     path.unlink(missing_ok=True)
     path.with_name(path.name + CHECKSUM_SUFFIX).unlink(missing_ok=True)
-
-
-def atomic_write_dir(path: Path, write: Callable[[Path], None]) -> None:
-    """Fill a temporary sibling folder with ``write(folder)``, then rename it to ``path``. A failed
-    write leaves nothing behind; if another process renamed its copy into place first, theirs stays."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp"))
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not path.exists():
-            raise
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 DIR_CHECKSUMS = ".checksums.json"

@@ -73,11 +73,12 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from grainlab.data import get_spec, load_dataset
+    from grainlab.data import get_spec, is_folder_path, load_dataset
     from grainlab.evaluation import evaluate_run, read_trec_run
     from grainlab.evaluation.measures import parse_measures, run_overlap
 
-    get_spec(args.dataset)
+    if not is_folder_path(args.dataset):
+        get_spec(args.dataset)
     parse_measures(args.measures)
     run = read_trec_run(args.run_file)
     dataset = load_dataset(args.dataset, mirror=args.mirror, split=args.split)
@@ -87,7 +88,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if problems and args.strict:
         print("grainlab: error: --strict: not scoring a run that does not fit the dataset", file=sys.stderr)
         return 3
-    table = evaluate_run(run, dataset.qrels, args.measures)
+    identical = bool(dataset.info.get("queries_in_corpus"))
+    if identical:
+        print(f"grainlab: note: {dataset.name}'s queries are in its corpus: a hit whose id equals the query id "
+              f"is dropped, as BEIR and MTEB score it", file=sys.stderr)
+    table = evaluate_run(run, dataset.qrels, args.measures, ignore_identical_ids=identical)
     for measure, value in table.groupby("measure", sort=False)["value"].mean().items():
         print(f"{measure}\t{value:.4f}")
     return 0
@@ -144,12 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_chunk)
 
     p = sub.add_parser("evaluate", parents=[common], help="score a TREC run file against a dataset's qrels")
-    p.add_argument("--dataset", required=True)
-    p.add_argument("run_file")
+    p.add_argument("--dataset", required=True, help="a registered name (grainlab datasets) or a BEIR folder by path")
+    p.add_argument("run_file", help="a TREC run file (qid Q0 docid rank score tag), plain or .gz")
     p.add_argument("--measures", nargs="+", default=["nDCG@10", "R@100"])
     p.add_argument("--split", default="test")
     p.add_argument("--strict", action="store_true",
-                   help="exit with status 3 (instead of warning) when the run shares no query or document with the dataset")
+                   help="exit with status 3 (instead of warning) when the run does not fit the dataset: queries the "
+                        "qrels do not judge, judged queries it does not answer, queries without a positive judgment, "
+                        "no shared query or document")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("reproduce", parents=[common], help="run the notebooks through papermill")

@@ -32,12 +32,27 @@ def mirror_dir(override: str | os.PathLike | None = None) -> Path | None:
     return path
 
 
+def _writable_folder(override: str | os.PathLike | None, env: str, default: Path, what: str) -> Path:
+    """The folder named by ``override``, else ``$env``, else ``default``, created when missing; a
+    name that is a file (or cannot be created) is a :class:`ConfigError` naming where it came from."""
+    from grainlab.errors import ConfigError
+
+    source = "the argument" if override else f"${env}" if os.environ.get(env) else "the default"
+    path = Path(override or os.environ.get(env) or default).expanduser()
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"the {what} {path} ({source}) is a file, not a folder: point {env} at a folder "
+                          f"(or unset it for the default)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"the {what} {path} ({source}) cannot be created: {exc.strerror}; point {env} at a "
+                          f"writable folder") from None
+    return path
+
+
 def cache_dir(override: str | os.PathLike | None = None) -> Path:
     """Where content-keyed artefacts (embeddings, indexes, generations) live."""
-    value = override or os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "grainlab"
-    path = Path(value).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _writable_folder(override, CACHE_ENV, Path.home() / ".cache" / "grainlab", "cache")
 
 
 def download_dir() -> Path:
@@ -61,18 +76,12 @@ def project_root(start: Path | None = None) -> Path:
 
 def results_dir(override: str | os.PathLike | None = None) -> Path:
     """Where tidy result tables are written (the project's ``results/`` by default)."""
-    value = override or os.environ.get(RESULTS_ENV) or project_root() / "results"
-    path = Path(value).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _writable_folder(override, RESULTS_ENV, project_root() / "results", "results folder")
 
 
 def figures_dir(override: str | os.PathLike | None = None) -> Path:
     """Where figures are saved (the project's ``figures/`` by default, ``$GRAINLAB_FIGURES``)."""
-    value = override or os.environ.get(FIGURES_ENV) or project_root() / "figures"
-    path = Path(value).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _writable_folder(override, FIGURES_ENV, project_root() / "figures", "figures folder")
 
 
 def verify_releases(override: bool | None = None) -> bool:

@@ -2,6 +2,7 @@
 
 import math
 
+import ir_measures
 import pytest
 
 from grainlab.errors import ConfigError, MalformedData
@@ -50,13 +51,19 @@ def test_malformed_run_line_is_named(tmp_path):
         read_trec_run(str(path))
 
 
-def test_self_hits_are_dropped_as_in_beir():
+def test_self_hits_are_dropped_only_when_asked_as_for_arguana():
     qrels = {"q1": {"d1": 1}}
     run = {"q1": [("q1", 9.0), ("d1", 1.0)]}
-    got = values(evaluate_run(run, qrels, ["P@1"]))
-    assert got[("q1", "P@1")] == 1.0
-    kept = values(evaluate_run(run, qrels, ["P@1"], ignore_identical_ids=False))
-    assert kept[("q1", "P@1")] == 0.0
+    assert values(evaluate_run(run, qrels, ["P@1"], ignore_identical_ids=True))[("q1", "P@1")] == 1.0
+    assert values(evaluate_run(run, qrels, ["P@1"]))[("q1", "P@1")] == 0.0  # the default: an ordinary document
+
+
+def test_a_document_sharing_its_query_id_counts_as_ir_measures_counts_it():
+    """Issue 35: document ``1`` ranked first for query ``1`` scored nDCG@10 0.5, not 1.0."""
+    qrels = {"1": {"1": 1, "7": 1}}
+    run = {"1": [("1", 2.0), ("7", 1.0)]}
+    expected = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, run)}
+    assert values(evaluate_run(run, qrels, ["nDCG@10"]))[("1", "nDCG@10")] == expected["1"] == 1.0
 
 
 def test_an_unanswered_or_empty_query_scores_zero_not_missing():

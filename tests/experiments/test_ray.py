@@ -1,6 +1,6 @@
 """Ray on a local two-worker cluster: sharded encoding (resumable, a killed worker survived) and a
 sweep of systems (a reranked hybrid pipeline among them) through the one engine, each equal to
-the serial run."""
+the serial run up to rounding (grainlab.experiments.agreement says what that can change)."""
 
 import os
 import signal
@@ -12,6 +12,7 @@ import pytest
 from grainlab.data import load_dataset
 from grainlab.data.sample import sample_dataset
 from grainlab.experiments import System, run_experiment
+from grainlab.experiments.agreement import ranking_differences, reordered_queries, table_differences
 from grainlab.models import Encoder
 from grainlab.models.encoders import embedding_key
 from grainlab.models.sharded import encode_on_ray, ray_encoding_requested, shard_plan
@@ -113,21 +114,30 @@ def test_sweep_on_ray_equals_the_serial_run(cluster, sample, tmp_path):
                             cache=ArtifactCache(tmp_path / "cache-serial"), ray=False, **kwargs)
     on_ray = run_experiment(sample, systems, name="sweep", results_dir=tmp_path / "ray",
                             cache=ArtifactCache(tmp_path / "cache-ray"), ray="local", **kwargs)
-    for table in ("per_query.csv", "aggregate.csv", "significance.csv"):
-        assert (tmp_path / "serial" / "sweep" / table).read_bytes() == (tmp_path / "ray" / "sweep" / table).read_bytes()
+    # The promise (grainlab.experiments.agreement): scores equal up to rounding, every ranking the
+    # same up to near-ties, and every table row equal unless a near-tie reordering explains it.
+    reordered: dict[str, set[str]] = {}
     for system, runs in zip(serial.systems["system"], serial.systems["runs"]):
         for stage in runs:
             ours, theirs = serial.run(system, stage), on_ray.run(system, stage)
-            if "index=" not in system:
-                assert ours == theirs, f"{system} · {stage}"
-                continue
-            # An approximate index may route a query differently deep in its list: on an AVX2-only
-            # machine the HNSW run differed for one query below its top 6 while the tables above were
-            # equal (Ray-sharded vectors are equal to rounding, see the resume test's atol). Each
-            # query's top 100 must share at least 95 units.
-            for qid, ranking in ours.items():
-                overlap = {d for d, _ in ranking} & {d for d, _ in theirs[qid]}
-                assert len(overlap) >= 0.95 * len(ranking), f"{system} · {stage} · {qid}"
+            if "index=" in system:
+                # An approximate index may route a query differently deep in its list (seen on an
+                # AVX2-only machine below the top 6): each query's top 100 must share 95 units.
+                for qid, ranking in ours.items():
+                    overlap = {d for d, _ in ranking} & {d for d, _ in theirs[qid]}
+                    assert len(overlap) >= 0.95 * len(ranking), f"{system} · {stage} · {qid}"
+                changed = reordered_queries(ours, theirs)
+            else:
+                assert ranking_differences(ours, theirs) == [], f"{system} · {stage}"
+                changed = reordered_queries(ours, theirs)
+            reordered.setdefault(system, set()).update(changed)
+    keys = ["dataset", "system", "stage", "qid", "measure"]
+    assert table_differences(serial.per_query, on_ray.per_query, keys, reordered) == []
+    assert table_differences(serial.aggregate, on_ray.aggregate, ["system", "stage", "measure"], reordered) == []
+    holm_free = [c for c in serial.significance.columns if c not in ("dataset", "system", "baseline", "measure")
+                 and (not any(reordered.values()) or not c.endswith("_holm"))]  # Holm reads every system's p
+    assert table_differences(serial.significance, on_ray.significance, ["system", "baseline", "measure"], reordered,
+                             value_columns=holm_free) == []
 
 
 def test_encoding_joins_the_cluster_grainlab_ray_names(monkeypatch, cache):

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 from grainlab.errors import DatasetNotFound
+from grainlab.files import ordinary_mode
 
 CHUNK = 1 << 16
 
@@ -63,6 +64,7 @@ def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress
         if sha256 and strong.hexdigest() != sha256:
             raise DownloadFailed(f"{url} has SHA-256 {strong.hexdigest()}, not the recorded {sha256}: the file is "
                                  f"damaged or was changed upstream; nothing was saved")
+        os.chmod(tmp, ordinary_mode())  # mkstemp's 0600 would keep colleagues out of a shared cache
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)

@@ -63,11 +63,14 @@ def fetch_folder(spec: DatasetSpec, target: Path) -> Path:
     import shutil
     import tempfile
 
+    from grainlab.files import ordinary_mode
+
     digests = next((r["sha256"] for r in spec.releases if r.get("sha256")), {})
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
     try:
         for name in spec.files:
             fetch(f"{spec.url}/{name}", staging / name, sha256=digests.get(name, ""))
+        os.chmod(staging, ordinary_mode(directory=True))  # mkdtemp's 0700 otherwise
         os.replace(staging, target)
     finally:
         shutil.rmtree(staging, ignore_errors=True)

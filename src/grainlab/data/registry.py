@@ -23,6 +23,9 @@ class DatasetSpec:
     releases: tuple[dict, ...] = ()
     md5: str = ""  # the publisher's MD5 of the file at ``url``, checked on download ("" when none is published)
     files: tuple[str, ...] = ()  # a folder of files fetched one by one from ``url`` + "/" + file (e.g. raw GitHub)
+    # The queries are documents of the corpus (ArguAna's arguments, Quora's questions): as BEIR and
+    # MTEB score them, a hit whose id equals the query id is dropped. No other dataset does this.
+    queries_in_corpus: bool = False
 
 
 LITM_RAW = "https://github.com/nelson-liu/lost-in-the-middle/raw/main"
@@ -49,7 +52,8 @@ BEIR_MD5 = {
 }
 
 
-def _beir(name: str, mirror_path: str | None = None, note: str = "", releases: tuple[dict, ...] = ()) -> DatasetSpec:
+def _beir(name: str, mirror_path: str | None = None, note: str = "", releases: tuple[dict, ...] = (),
+          queries_in_corpus: bool = False) -> DatasetSpec:
     return DatasetSpec(
         name=name,
         kind="beir",
@@ -58,6 +62,7 @@ def _beir(name: str, mirror_path: str | None = None, note: str = "", releases: t
         description=f"BEIR {name} (corpus, queries, test qrels){note}",
         releases=releases,
         md5=BEIR_MD5.get(name, ""),
+        queries_in_corpus=queries_in_corpus,
     )
 
 
@@ -80,10 +85,10 @@ REGISTRY: dict[str, DatasetSpec] = {
         _beir("scifact", releases=SCIFACT_RELEASES),
         _beir("nfcorpus"),
         _beir("fiqa"),
-        _beir("arguana", note="; drop hits whose id equals the query id"),
+        _beir("arguana", note="; hits whose id equals the query id are dropped", queries_in_corpus=True),
         _beir("scidocs"),
         _beir("trec-covid"),
-        _beir("quora"),
+        _beir("quora", note="; hits whose id equals the query id are dropped", queries_in_corpus=True),
         _beir("nq"),
         _beir("hotpotqa"),
         DatasetSpec(
@@ -152,4 +157,5 @@ def get_spec(name: str) -> DatasetSpec:
         return REGISTRY[name]
     except KeyError:
         known = ", ".join(sorted(REGISTRY))
-        raise DatasetNotFound(f"unknown dataset {name!r}; known datasets: {known}") from None
+        raise DatasetNotFound(f"unknown dataset {name!r}; known datasets: {known}; or give a BEIR folder by "
+                              f"path (./my_folder, /data/my_folder)") from None

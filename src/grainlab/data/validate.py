@@ -8,6 +8,7 @@ checksums of the releases the registry knows, so a file cut short at a line boun
 
 from __future__ import annotations
 
+import csv
 import functools
 import hashlib
 import json
@@ -47,17 +48,33 @@ def json_lines(lines: Iterable[tuple[int, str]], name: object) -> Iterator[tuple
             raise MalformedData(f"{name}:{number}: not valid JSON ({exc.msg})") from None
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
+BEIR_LOADER = "beir's GenericDataLoader"
+
+
+def _beir_lines(path: Path, bom_allowed: bool = False) -> Iterator[tuple[int, str]]:
+    """The decoded lines of a file that beir's loader will read after us, refusing what it cannot
+    read: a UTF-8 byte-order mark (its ``json.loads`` fails on the first line) and blank lines (a
+    blank corpus or queries line is not JSON; a blank qrels line has no fields). So the check and the
+    loader agree on what a BEIR file is, and the error names the line instead of beir's traceback.
+    ``bom_allowed``: qrels, whose first line (the header) beir skips unread."""
     with path.open("rb") as handle:
-        yield from decoded_lines(handle, path, bom=True, hint="; re-save the file as UTF-8")
+        for number, line in decoded_lines(handle, path, hint="; re-save the file as UTF-8"):
+            if number == 1 and line.startswith("\ufeff") and not bom_allowed:
+                raise MalformedData(f"{path}:1: the file starts with a UTF-8 byte-order mark, which {BEIR_LOADER} "
+                                    f"cannot read; re-save it as UTF-8 without BOM")
+            if not line.strip():
+                raise MalformedData(f"{path}:{number}: blank line, which {BEIR_LOADER} cannot read; delete it "
+                                    f"(a BEIR file has one record on every line)")
+            yield number, line
 
 
 def check_jsonl(path: Path, required: tuple[str, ...] = ("_id",), strings: tuple[str, ...] = ("_id", "text")) -> int:
-    """Raise :class:`MalformedData` naming the first bad line (not JSON, not an object, a missing
-    field, a non-string id or text, a repeated ``_id``); return the record count."""
+    """Raise :class:`MalformedData` naming the first bad line (a byte-order mark, a blank line, not
+    JSON, not an object, a missing field, a non-string id or text, a repeated ``_id``); return the
+    record count."""
     count = 0
     seen: dict[str, int] = {}
-    for number, record in json_lines(_lines(path), path):
+    for number, record in json_lines(_beir_lines(path), path):
         if not isinstance(record, dict):
             raise MalformedData(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
         missing = [key for key in required if key not in record]
@@ -81,14 +98,12 @@ def check_qrels_tsv(path: Path) -> int:
     integer score`` lines. A file whose first line is a judgment is an error (BEIR's loader skips
     the first line, so that judgment would be lost without a word)."""
     count = 0
-    for number, line in _lines(path):
-        fields = line.rstrip("\r\n").split("\t")
+    for number, line in _beir_lines(path, bom_allowed=True):
+        fields = next(csv.reader([line.rstrip("\r\n")], delimiter="\t", quoting=csv.QUOTE_MINIMAL), [])  # as beir splits
         if number == 1:
             if len(fields) == 3 and fields[2].strip().lstrip("-").isdigit():
                 raise MalformedData(f"{path}:1: the first line is a judgment ({line.strip()!r}), not the header "
                                     f"{QRELS_HEADER!r}; add the header (the loader skips the first line)")
-            continue
-        if not line.strip():
             continue
         if len(fields) != 3:
             raise MalformedData(
@@ -104,11 +119,15 @@ def check_qrels_tsv(path: Path) -> int:
 
 
 def check_dataset(dataset: Dataset, source: str = "") -> None:
-    """Nothing empty; every judgment names a query and a document that exist."""
+    """Nothing empty, at least one positive judgment, every judgment names a query and a document
+    that exist."""
     where = source or str(dataset.info.get("source", dataset.name))
     for part in ("corpus", "queries", "qrels"):
         if not getattr(dataset, part):
             raise MalformedData(f"{where}: the dataset has an empty {part}; check the files (or the split) you loaded")
+    if not any(grade > 0 for docs in dataset.qrels.values() for grade in docs.values()):
+        raise MalformedData(f"{where}: the qrels hold no positive judgment (relevance > 0), so every measure would "
+                            f"be 0; check the relevance column (the third) and the split you loaded")
     for qid, docs in dataset.qrels.items():
         if qid not in dataset.queries:
             raise MalformedData(f"{where}: qrels judge query {qid!r}, which is not among the queries")
@@ -153,4 +172,6 @@ def check_release(dataset: Dataset, files: dict[str, Path], releases: tuple[dict
     known = "; ".join(f"{r.get('name', '?')}: {r.get('counts', {}).get(split)}" for r in releases)
     raise MalformedData(f"{dataset.name} ({', '.join(str(p) for p in files.values())}) has {found} in split "
                         f"{split!r}, matching no known release ({known}), and its files differ from theirs: it may be "
-                        f"cut short or corrupted. Copy or download it again.")
+                        f"cut short or corrupted. Copy or download it again. If it is your own folder under the "
+                        f"registered name, load it by path instead (load_dataset('/path/to/folder'), "
+                        f"grainlab evaluate --dataset /path/to/folder) or set GRAINLAB_VERIFY_RELEASES=0.")

@@ -43,6 +43,7 @@ from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.scoring import MeasureSet, Scorer
 from grainlab.experiments.store import slug, stored_table
 from grainlab.experiments.systems import System
+from grainlab.models.threads import pin_threads, torch_threads
 from grainlab.retrieval import Retriever, get_retriever
 from grainlab.retrieval.aggregate import collapse_to_documents
 from grainlab.retrieval.pipeline import Pipeline
@@ -74,7 +75,7 @@ class ExperimentResult:
         if not isinstance(runs, dict) or stage not in runs:
             raise ConfigError(f"{system!r} has no saved {stage!r} run: pass save_runs=True "
                               f"(saved: {sorted(runs) if isinstance(runs, dict) else []})")
-        return read_trec_run(str(self.folder / "per_query" / runs[stage]))
+        return read_trec_run(str(self.folder / "per_query" / runs[stage]), decode_ids=True)
 
 
 class _Indexes:
@@ -229,8 +230,10 @@ def _with_saved_runs(table: pd.DataFrame, info: dict[str, Any], runs: dict[str, 
 
 
 def _remote_system_table(dataset: Dataset, system: System, measures: list[str], depth: int, cache_root: str,
-                         ) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Run]]:
-    """A Ray task: one system computed in a worker exactly as the serial loop computes it."""
+                         threads: int | None = None) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Run]]:
+    """A Ray task: one system computed in a worker as the serial loop computes it, with the
+    driver's torch thread count (``threads``) so its matrix products are split the same way."""
+    pin_threads(threads)
     scorer = Scorer(dataset, MeasureSet.parse(measures))
     return _system_table(dataset, system, scorer, depth, _Indexes(ArtifactCache(cache_root)), dataset.fingerprint())
 
@@ -251,7 +254,9 @@ def _precompute_on_ray(dataset: Dataset, jobs: list[_SystemJob], measure_set: Me
     ray = connect(target)
     task = ray.remote(num_cpus=1, max_retries=2)(_remote_system_table)
     data_ref = ray.put(dataset)
-    pending = {task.remote(data_ref, job.system, measure_set.names, depth, str(cache.root)): job for job in todo}
+    threads = torch_threads()
+    pending = {task.remote(data_ref, job.system, measure_set.names, depth, str(cache.root), threads): job
+               for job in todo}
     with tqdm(total=len(todo), desc="systems on Ray", disable=not progress) as bar:
         while pending:
             ready, _ = ray.wait(list(pending), num_returns=1)
@@ -263,7 +268,7 @@ def _precompute_on_ray(dataset: Dataset, jobs: list[_SystemJob], measure_set: Me
             bar.update()
 
 
-def run_experiment(dataset: Dataset, systems: Iterable[System], measures: Sequence[str] = ("nDCG@10", "R@100"), *,
+def run_experiment(dataset: Dataset, systems: Iterable[System], measures: str | Sequence[str] = ("nDCG@10", "R@100"), *,
                    name: str, depth: int = 100, baseline: int | str = 0, significance_measure: str | None = None,
                    results_dir: str | Path | None = None, cache: ArtifactCache | None = None, seed: int = 0,
                    n_resamples: int = 10_000, save_runs: bool = False, progress: bool = True,
@@ -285,12 +290,14 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: Sequen
         save_runs: keep every measured stage's run (TREC format) for ``ExperimentResult.run``.
         ray: compute the systems as Ray tasks (one per system) before assembling the tables:
             ``"local"``, ``"auto"``/``True`` (``$RAY_ADDRESS`` or local) or a cluster address;
-            default ``$GRAINLAB_RAY`` (unset: in-process). The results are the serial run's.
+            default ``$GRAINLAB_RAY`` (unset: in-process). The results are the serial run's up to
+            rounding: scores within 1e-6, rankings the same up to near-ties
+            (``experiments.agreement`` says what that can change).
     """
     from tqdm.auto import tqdm
 
     systems = list(systems)
-    measure_set = MeasureSet.parse(list(measures))
+    measure_set = MeasureSet.parse([measures] if isinstance(measures, str) else list(measures))
     scorer = Scorer(dataset, measure_set)
     _validate(dataset, systems, scorer)
     depth = max(depth, measure_set.depth) if measure_set.ir else measure_set.depth

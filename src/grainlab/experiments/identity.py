@@ -23,9 +23,13 @@ def model_revisions(spec: str) -> dict[str, str]:
     return out
 
 
-ENGINE_CODE = ("evaluation", "retrieval", "chunking", "models", "readers", "data.types", "cache",
+ENGINE_CODE = ("evaluation.measures", "evaluation.registry", "evaluation.spans", "evaluation.answers",
+               "retrieval", "chunking", "models", "readers", "data.types", "cache",
                "experiments.engine", "experiments.scoring", "experiments.chunk_cache",
                "experiments.systems", "experiments.store", "experiments.identity")
+"""The source a stored per-query table depends on. Inference over the tables (``evaluation``'s
+significance and verdicts) and how files are written (``files``) are not in it: they do not change
+a per-query value, so editing them never recomputes one."""
 
 
 def results_key(dataset_fingerprint: str, chunker: str, retriever: str | tuple[str, ...], *,

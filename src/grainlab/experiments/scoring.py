@@ -67,7 +67,9 @@ class MeasureSet:
 
     @classmethod
     def parse(cls, names: Sequence[str]) -> MeasureSet:
-        if isinstance(names, str) or not names:
+        if isinstance(names, str):  # one name, "nDCG@10": never its characters
+            names = [names]
+        if not names:
             raise ConfigError(f"measures must be a non-empty list of names, got {names!r}")
         ir, own = [], []
         for name in names:
@@ -150,7 +152,8 @@ class Scorer:
         ``shown`` (by id; ``None`` when the run ranks whole documents)."""
         frames = []
         if self.measures.ir:
-            frames.append(evaluate_run(run, self.dataset.qrels, self.measures.ir))
+            frames.append(evaluate_run(run, self.dataset.qrels, self.measures.ir,
+                                       ignore_identical_ids=bool(self.dataset.info.get("queries_in_corpus"))))
         if self.measures.own:
             if shown is None:
                 shown = self.document_units({d for ranking in run.values() for d, _ in ranking})

@@ -3,8 +3,8 @@
 Why actors and explicit shards rather than Ray Data ``map_batches``: each worker loads its model
 once (an actor per CPU slot or GPU), and the driver decides the shards. A shard is a run of the
 serial encoder's own length-sorted batches, so every text is padded with the same neighbours as
-in ``Encoder.encode`` and the assembled matrix is the serial one (up to the floating-point effects
-of a different thread count). Each finished shard is written to the cache at once under its own
+in ``Encoder.encode``, and each actor computes with the driver's torch thread count, so the
+assembled matrix is the serial one up to rounding (``experiments.agreement``). Each finished shard is written to the cache at once under its own
 content key, so a run that dies — a worker killed, the driver interrupted — resumes with the
 shards still missing; a killed actor is restarted and its shard retried. The driver writes every
 file, so workers need no shared disk. The assembled matrix is stored under the same key as the
@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 from grainlab.cache import ArtifactCache, content_key, hash_texts
 from grainlab.errors import ConfigError
 from grainlab.models.encoders import Encoder, EncoderConfig, embedding_key
+from grainlab.models.threads import torch_threads
 
 SHARD_BATCHES = 32  # serial batches per shard: 1,024 texts at batch size 32
 
@@ -43,8 +44,12 @@ def shard_key(encoder: Encoder, texts: list[str], role: str) -> str:
 class EncoderWorker:
     """A Ray actor holding one encoder (its model loaded once)."""
 
-    def __init__(self, model_id: str, config: EncoderConfig, batch_size: int, dimension: int | None = None) -> None:
+    def __init__(self, model_id: str, config: EncoderConfig, batch_size: int, dimension: int | None = None,
+                 threads: int | None = None) -> None:
         from grainlab.models.llama_encoder import LlamaEncoder, is_gguf_embedder
+        from grainlab.models.threads import pin_threads
+
+        pin_threads(threads)  # the driver's split of each matrix product, not Ray's one thread
 
         self.encoder = LlamaEncoder(model_id, max_length=config.max_length, batch_size=batch_size,
                                     dimension=dimension) if is_gguf_embedder(model_id) \
@@ -97,10 +102,11 @@ def encode_on_ray(encoder: Encoder, texts: list[str], role: str = "passage", cac
         gpus = gpus_per_worker if gpus_per_worker is not None else (1.0 if resources.get("GPU", 0) >= 1 else 0.0)
         count = workers or int(resources.get("GPU", 0) // gpus if gpus else max(1, resources.get("CPU", 1)))
         count = max(1, min(count, len(missing)))
+        threads = torch_threads()
         actor = ray.remote(EncoderWorker)
         options = {"num_cpus": 1, "num_gpus": gpus, "max_restarts": 3, "max_task_retries": 3, "namespace": "grainlab"}
         actors = [actor.options(**options, **({"name": f"{name}-{i}"} if name else {})).remote(
-            encoder.model_id, encoder.config, encoder.batch_size, getattr(encoder, "dimension", None))
+            encoder.model_id, encoder.config, encoder.batch_size, getattr(encoder, "dimension", None), threads)
             for i in range(count)]
         pool = ray.util.ActorPool(actors)
         work = [(number, [texts[i] for i in plan[number]]) for number in missing]
