@@ -77,3 +77,169 @@ def test_bad_command_lines(args, message, tmp_path, capsys, monkeypatch):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("grainlab: error: ") and err.count("\n") == 1 and re.search(message, err), err
+
+
+# -- issue 35: inputs that were scored silently wrong, crashed with a traceback or were unclear -----------
+def _beir_folder(root, corpus=None, queries=None, qrels=None):
+    from tests.conftest import write_beir
+
+    return write_beir(root, corpus or {"1": ("", "solar cells make electricity"), "7": ("", "batteries store it")},
+                      queries or {"1": "how do solar cells work"}, qrels or [("1", "1", 1), ("1", "7", 1)])
+
+
+def _one_error_line(err: str) -> bool:
+    """One ``grainlab: error:`` line and no traceback (beir's own progress bar may stand before it)."""
+    return [line for line in err.splitlines() if "grainlab:" in line] == \
+        [line for line in err.splitlines() if "grainlab: error: " in line][:1] and "Traceback" not in err
+
+
+def _evaluate(args, capsys):
+    status = main(["evaluate", *map(str, args)])
+    return status, *capsys.readouterr()
+
+
+def test_a_document_sharing_its_query_id_is_scored_like_any_other(tmp_path, capsys):
+    """Document 1 ranked first for query 1 scored nDCG@10 0.5 (the hit was dropped); ir-measures gives 1.0."""
+    folder = _beir_folder(tmp_path / "mine")
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 1 1 2.0 t\n1 Q0 7 2 1.0 t\n")
+    from grainlab.data import UnverifiedDatasetWarning
+
+    with pytest.warns(UnverifiedDatasetWarning, match="loaded as a BEIR folder by path"):  # said, not silent
+        status, out, err = _evaluate(["--dataset", folder, run, "--measures", "nDCG@10"], capsys)
+    assert status == 0 and out == "nDCG@10\t1.0000\n", (out, err)
+
+
+def test_the_identical_id_convention_applies_where_the_registry_says_so():
+    from grainlab.data import REGISTRY
+
+    assert {name for name, spec in REGISTRY.items() if spec.queries_in_corpus} == {"arguana", "quora"}
+
+
+def test_run_ids_that_match_the_qrels_only_in_part_are_reported_and_refused_with_strict(tmp_path, capsys):
+    queries = {str(i): f"question {i}" for i in range(1, 5)}
+    folder = _beir_folder(tmp_path / "mine", queries=queries, qrels=[(q, "1", 1) for q in queries])
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 1 1 1.0 t\n2 Q0 1 1 1.0 t\n00003 Q0 1 1 1.0 t\n00004 Q0 1 1 1.0 t\n")
+    status, out, err = _evaluate(["--dataset", folder, run], capsys)
+    assert status == 0 and "2 of 4 run queries are not judged" in err and "leading zeros" in err, err
+    assert "2 of 4 judged queries are not in the run and score 0" in err
+    assert _evaluate(["--dataset", folder, run, "--strict"], capsys)[0] == 3
+
+
+def test_qrels_without_a_positive_judgment_are_an_error_not_zero(tmp_path, capsys):
+    folder = _beir_folder(tmp_path / "mine", qrels=[("1", "1", 0), ("1", "7", 0)])
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 1 1 1.0 t\n")
+    status, out, err = _evaluate(["--dataset", folder, run], capsys)
+    assert status == 2 and out == "" and "no positive judgment" in err and _one_error_line(err), err
+
+
+def test_some_queries_without_a_positive_judgment_are_counted(tmp_path, capsys):
+    folder = _beir_folder(tmp_path / "mine", queries={"1": "a", "2": "b"}, qrels=[("1", "1", 1), ("2", "7", 0)])
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 1 1 1.0 t\n2 Q0 7 1 1.0 t\n")
+    status, _, err = _evaluate(["--dataset", folder, run], capsys)
+    assert status == 0 and "1 of 2 judged queries have no positive judgment" in err, err
+
+
+def test_a_report_over_an_empty_results_folder_is_an_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GRAINLAB_RESULTS", str(tmp_path / "results"))
+    assert main(["report"]) == 2
+    err = capsys.readouterr().err
+    assert "holds no full-profile results" in err and "grainlab reproduce" in err, err
+
+
+def test_ids_with_spaces_survive_a_saved_run(toy_mirror, tmp_path):
+    from grainlab.data import load_dataset
+    from grainlab.experiments import System, run_experiment
+
+    folder = _beir_folder(tmp_path / "mine", corpus={"doc 1": ("", "solar cells make electricity"),
+                                                    "50% off": ("", "batteries store it")},
+                          queries={"q 1": "solar cells"}, qrels=[("q 1", "doc 1", 1)])
+    data = load_dataset(str(folder))
+    result = run_experiment(data, [System("bm25", "none", "max")], name="spaces", results_dir=tmp_path / "results",
+                            progress=False, save_runs=True, measures="nDCG@10")
+    run = result.run(result.systems["system"][0])
+    assert set(run) == {"q 1"} and {d for d, _ in run["q 1"]} == {"doc 1", "50% off"}
+
+
+@pytest.mark.parametrize("name, content, line", [
+    ("corpus.jsonl", b'{"_id": "1", "text": "a"}\n{"_id": "7", "text": "b"}\n\n', 3),
+    ("corpus.jsonl", b'\xef\xbb\xbf{"_id": "1", "text": "a"}\n{"_id": "7", "text": "b"}\n', 1),
+    ("queries.jsonl", b'{"_id": "1", "text": "q"}\n\n', 2),
+    ("qrels/test.tsv", b"query-id\tcorpus-id\tscore\n1\t1\t1\n\n", 3),
+])
+def test_files_beir_cannot_read_are_one_line_errors_naming_the_line(name, content, line, tmp_path, capsys):
+    folder = _beir_folder(tmp_path / "mine")
+    (folder / name).write_bytes(content)
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 1 1 1.0 t\n")
+    status, _, err = _evaluate(["--dataset", folder, run], capsys)
+    assert status == 2 and _one_error_line(err) and f"{name}:{line}:" in err, err
+
+
+def test_a_bom_on_the_qrels_header_is_read_as_beir_reads_it(tmp_path, capsys):
+    folder = _beir_folder(tmp_path / "mine")
+    qrels = folder / "qrels" / "test.tsv"
+    qrels.write_bytes(b"\xef\xbb\xbf" + qrels.read_bytes())
+    run = tmp_path / "run.trec"
+    run.write_text("1 Q0 1 1 2.0 t\n1 Q0 7 2 1.0 t\n")
+    assert _evaluate(["--dataset", folder, run, "--measures", "nDCG@10"], capsys)[:2] == (0, "nDCG@10\t1.0000\n")
+
+
+@pytest.mark.parametrize("variable", ["GRAINLAB_RESULTS", "GRAINLAB_CACHE"])
+def test_a_settings_folder_that_is_a_file_is_one_line(variable, tmp_path, capsys, monkeypatch):
+    afile = tmp_path / "not-a-folder"
+    afile.write_text("x")
+    monkeypatch.setenv(variable, str(afile))
+    monkeypatch.setenv("GRAINLAB_RESULTS" if variable == "GRAINLAB_CACHE" else "GRAINLAB_CACHE", str(tmp_path / "ok"))
+    folder = _beir_folder(tmp_path / "mine")
+    status = main(["report"]) if variable == "GRAINLAB_RESULTS" else main(
+        ["evaluate", "--dataset", "scifact", str(folder / "corpus.jsonl"), "--mirror", str(tmp_path / "nomirror")])
+    err = capsys.readouterr().err
+    if variable == "GRAINLAB_CACHE":  # the cache is only needed once a dataset is fetched: ask for it directly
+        from grainlab import settings
+        from grainlab.errors import ConfigError
+
+        with pytest.raises(ConfigError, match=f"is a file, not a folder: point {variable} at a folder"):
+            settings.cache_dir()
+        return
+    assert status == 2 and _one_error_line(err) and f"point {variable} at a folder" in err, err
+
+
+def test_an_own_folder_in_the_mirror_names_the_switch_that_accepts_it(toy_mirror, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("GRAINLAB_VERIFY_RELEASES", "1")  # the toy scifact is not the release
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 1.0 t\n")
+    status, _, err = _evaluate(["--dataset", "scifact", "--mirror", toy_mirror, run], capsys)
+    assert status == 2 and "GRAINLAB_VERIFY_RELEASES=0" in err and "by path" in err, err
+
+
+def test_a_gzipped_run_is_read_as_trec_eval_users_expect(tmp_path, capsys):
+    import gzip
+
+    folder = _beir_folder(tmp_path / "mine")
+    run = tmp_path / "run.trec.gz"
+    run.write_bytes(gzip.compress(b"1 Q0 1 1 2.0 t\n1 Q0 7 2 1.0 t\n"))
+    assert _evaluate(["--dataset", folder, run, "--measures", "nDCG@10"], capsys)[:2] == (0, "nDCG@10\t1.0000\n")
+    run.write_bytes(gzip.compress(b"1 Q0 1 1 2.0 t\n")[:12])
+    status, _, err = _evaluate(["--dataset", folder, run], capsys)
+    assert status == 2 and "cannot be decompressed" in err, err
+
+
+def test_a_measure_in_the_wrong_case_suggests_the_right_one(toy_mirror, tmp_path, capsys):
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 1.0 t\n")
+    status, _, err = _evaluate(["--dataset", "scifact", "--mirror", toy_mirror, run, "--measures", "ndcg@10"], capsys)
+    assert status == 2 and "did you mean 'nDCG@10'?" in err, err
+
+
+def test_one_measure_name_is_one_measure(toy_mirror, tmp_path):
+    from grainlab.data import load_dataset
+    from grainlab.experiments import System, run_experiment
+
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    result = run_experiment(data, [System("bm25", "none", "max")], measures="nDCG@10", name="one",
+                            results_dir=tmp_path / "results", progress=False)
+    assert sorted(result.aggregate["measure"].unique()) == ["nDCG@10"]

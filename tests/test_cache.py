@@ -47,3 +47,29 @@ def test_atomic_text(tmp_path):
     atomic_write_text(path, "one")
     atomic_write_text(path, "two")
     assert path.read_text() == "two" and list(path.parent.iterdir()) == [path]
+
+
+# -- issue 35: files colleagues can read --------------------------------------------------------------
+@pytest.mark.parametrize("umask, expected", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_atomic_writes_honour_the_umask(umask, expected, tmp_path):
+    import os
+    import stat
+
+    from grainlab.cache import ArtifactCache, atomic_write_dir, atomic_write_text
+
+    previous = os.umask(umask)
+    try:
+        atomic_write_text(tmp_path / "table.csv", "a,b\n")
+        ArtifactCache(tmp_path / "cache").save_array("embeddings", "ab" * 32, np.zeros(3, dtype=np.float32))
+        atomic_write_dir(tmp_path / "index", lambda folder: (folder / "part").write_text("x"))
+    finally:
+        os.umask(previous)
+    entries = [tmp_path / "table.csv", *(tmp_path / "cache").rglob("*.npy*")]
+    assert {stat.S_IMODE(p.stat().st_mode) for p in entries} == {expected}
+    assert stat.S_IMODE((tmp_path / "index").stat().st_mode) == expected | ((expected & 0o444) >> 2)
+
+
+def test_file_writers_are_outside_every_cache_key():
+    from grainlab.experiments.identity import ENGINE_CODE
+
+    assert "files" not in ENGINE_CODE and not any(m.startswith("evaluation.significance") for m in ENGINE_CODE)

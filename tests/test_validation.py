@@ -81,7 +81,7 @@ def test_evaluate_warns_on_a_run_for_another_dataset_and_fails_with_strict(toy_m
     err = capsys.readouterr().err
     assert "shares no query" in err and "none of the 1 retrieved documents" in err
     assert main(["evaluate", "--dataset", "scifact", "--mirror", str(toy_mirror), "--strict", run]) == 3
-    good = _run_file(tmp_path, "q1 Q0 d1 1 0.5 t\n")
+    good = _run_file(tmp_path, "q1 Q0 d1 1 0.5 t\nq2 Q0 d3 1 0.5 t\nq3 Q0 d5 1 0.5 t\n")
     assert main(["evaluate", "--dataset", "scifact", "--mirror", str(toy_mirror), "--strict", good]) == 0
     assert main(["evaluate", "--dataset", "scifact", "--mirror", str(toy_mirror), good, "--measures", "P@0"]) == 2
 

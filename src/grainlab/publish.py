@@ -23,6 +23,7 @@ import pandas as pd
 
 from grainlab import settings
 from grainlab.cache import atomic_write_text
+from grainlab.errors import DatasetNotFound
 from grainlab.experiments.tables import markdown_table
 from grainlab.plots import figure_stamp, plots_fingerprint
 from grainlab.reproduce import NOTEBOOKS, run_time_cells
@@ -252,6 +253,10 @@ def write_report(profile: str = "full", out: Path | None = None, results: Path |
     results = results or settings.results_dir()
     out = out or results / ("report.html" if profile == "full" else f"report-{profile}.html")
     sections = study_sections(profile, results, figures)
+    if not sections:
+        raise DatasetNotFound(f"{results} holds no {profile}-profile results of any study (looked for "
+                              f"<study>/{profile}/ folders): run them first (grainlab reproduce --profile {profile}), "
+                              f"or point GRAINLAB_RESULTS at the results folder")
     title = f"grainlab: retrieval granularity, paper vs ours ({profile} profile)"
     atomic_write_text(out, build_html(sections, title))
     markdown = out.with_suffix(".md")

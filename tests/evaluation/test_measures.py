@@ -62,7 +62,8 @@ def test_a_document_sharing_its_query_id_counts_as_ir_measures_counts_it():
     """Issue 35: document ``1`` ranked first for query ``1`` scored nDCG@10 0.5, not 1.0."""
     qrels = {"1": {"1": 1, "7": 1}}
     run = {"1": [("1", 2.0), ("7", 1.0)]}
-    expected = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, run)}
+    reference = {q: dict(ranking) for q, ranking in run.items()}
+    expected = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.nDCG @ 10], qrels, reference)}
     assert values(evaluate_run(run, qrels, ["nDCG@10"]))[("1", "nDCG@10")] == expected["1"] == 1.0
 
 

@@ -16,7 +16,8 @@ def test_measure_set_splits_and_orders():
     assert parsed.default == "nDCG@10"
     assert MeasureSet.parse(["Tokens@3", "AnswerRecall@1", "AnswerRecall@5"]).default == "AnswerRecall@5"
     assert MeasureSet.parse([SPAN_IOU @ 2]).names == ["SpanIoU@2"]
-    for bad in ([], "nDCG@10", ["nDCG@10", "nDCG@10"], ["bogus@3"]):
+    assert MeasureSet.parse("nDCG@10").names == ["nDCG@10"]  # one name, never its characters (issue 35)
+    for bad in ([], ["nDCG@10", "nDCG@10"], ["bogus@3"]):
         with pytest.raises(ConfigError):
             MeasureSet.parse(bad)
 
