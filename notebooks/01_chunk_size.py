@@ -78,7 +78,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from grainlab import anchors
-from grainlab.data import load_dataset, sample_dataset
+from grainlab.data import load_dataset, sample_dataset, sample_label
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import gate_table, retriever_label, run_experiment, significance_by_group
 from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure
@@ -124,9 +124,10 @@ def build(name: str):
     return sample_dataset(data, QUICK_IR_QUERIES, QUICK_IR_DOCS, SEED, mode="queries")
 
 
-results = {}
+results, samples = {}, {}
 for name in QA_DATASETS + [IR_DATASET]:
     data = build(name)
+    samples[data.name] = sample_label(data, "stitched documents" if data.is_qa else "documents")
     aggregate = None if data.is_qa else "max"
     models = DENSE_MODELS if data.is_qa else IR_DENSE_MODELS
     retrievers = ["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH},index={DENSE_INDEX})" for m in models]
@@ -194,9 +195,10 @@ display(sig[["dataset", "retriever_label", "system", "baseline", "measure", "mea
 # %%
 long_models = QUICK_LONG_MODELS if QUICK else LONG_MODELS
 if long_models:
-    long_results = {}
+    long_results, long_samples = {}, {}
     for name in QA_DATASETS:
         data = sample_dataset(load_dataset(name), 1_000_000, LONG_QA_DOCS, SEED, mode="docs")
+        long_samples[data.name] = sample_label(data, "stitched documents")
         retrievers = (["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH})" for m in DENSE_MODELS]
                       + [f"dense(model={m},max_length={LONG_MAX_LENGTH})" for m in long_models])
         systems = study.systems(retrievers, CHUNK_SIZES, TOKENIZER, None)
@@ -248,13 +250,14 @@ if long_models:
 # %%
 primary_qa = ANSWER_RECALL @ max(ANSWER_KS)
 verdicts = verdict_table(per_query, study.claims(per_query, primary_qa), system_col="chunk_size",
-                         n_resamples=N_RESAMPLES, seed=SEED).assign(sample="all stitched documents")
+                         n_resamples=N_RESAMPLES, seed=SEED)
+verdicts["sample"] = verdicts["dataset"].map(samples)
 if long_models:
     long_only = long_per_query[long_per_query["retriever_label"].isin(
         [retriever_label(f"dense(model={m})") for m in long_models])]
     verdicts = pd.concat([verdicts, verdict_table(long_only, study.claims(long_only, primary_qa),
                                                   system_col="chunk_size", n_resamples=N_RESAMPLES, seed=SEED)
-                          .assign(sample=f"{LONG_QA_DOCS} stitched documents per set")], ignore_index=True)
+                          .assign(sample=lambda t: t["dataset"].map(long_samples))], ignore_index=True)
 display(view(verdicts, ["dataset", "retriever_label", "sample", "system", "baseline", "ours", "p_holm", "verdict",
                   "queries_needed"]))
 

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import jupytext
 import pytest
@@ -72,6 +73,36 @@ def test_an_interrupted_run_keeps_the_last_complete_outputs(monkeypatch, tmp_pat
         reproduce(profile="quick", only=["chunk_size"], root=ROOT)
     assert executed.read_text() == "last complete run" and runtime.read_text() == '{"seconds": 1}'
     assert sorted(p.name for p in executed.parent.iterdir()) == [executed.name]
+
+
+def test_the_main_job_says_one_line_per_notebook_start_and_end_and_nothing_else(monkeypatch, capsys):
+    """Issue 35: 19 silent minutes but for papermill's parser and suffix warnings and the kernel's TCP
+    warning. Now: a start and an end line per notebook (seconds, cache, verdicts), no noise."""
+    import logging
+
+    import nbformat
+    import papermill
+
+    seen = {}
+
+    def fake_execute(source, target, **kwargs):
+        seen.update(kwargs)
+        logging.getLogger("papermill.translators").warning("Unable to parse line 9 'PROPOSITIONIZER = …'.")
+        assert str(target).endswith(".ipynb")  # papermill warns "does not end in one of ['.ipynb', ...]" otherwise
+        nbformat.write(nbformat.v4.new_notebook(), target)
+
+    folder = settings.results_dir() / "chunk_size" / "quick"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "verdicts.csv").write_text("claim,verdict\na,reproduced\nb,inconclusive\nc,reproduced\n")
+    monkeypatch.setattr(papermill, "execute_notebook", fake_execute)
+    reproduce(profile="quick", only=["chunk_size"], root=ROOT, progress=False)
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[0].startswith("[1/1] 01_chunk_size (quick) started ")
+    assert re.fullmatch(r"\[1/1\] 01_chunk_size \(quick\) finished in \d+ s, (cold|warm) cache: "
+                        r"1 inconclusive · 2 reproduced", lines[1]), lines[1]
+    assert "Unable to parse" not in out + err, err
+    assert seen["extra_arguments"] == ["--IPKernelApp.log_level=ERROR"]
 
 
 @pytest.mark.notebook

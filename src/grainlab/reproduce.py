@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import os
 import re
+import sys
 import time
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -214,9 +219,46 @@ def trim_outputs(path: Path, limit: int = EXECUTED_LIMIT_BYTES, keep: int = TEXT
     return shortened
 
 
+@contextlib.contextmanager
+def quiet_papermill() -> Iterator[None]:
+    """Silence what papermill and the kernel say that is no news to a user: its parameter-cell
+    parser's "Unable to parse line …" (our parameter cells hold dicts over several lines; the
+    parameters are checked by ``check_parameters``), and its warnings. A failing cell still raises."""
+    loggers = [logging.getLogger(name) for name in ("papermill", "papermill.translators", "traitlets")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", module="papermill")
+            yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
+"""The kernel's own log (its "running over TCP without encryption" warning on a loopback-only
+kernel): errors only. A notebook's errors reach papermill as cell outputs, not through this log."""
+
+
+def verdict_summary(folder: Path) -> str:
+    """``"3 reproduced · 1 not reproduced · 5 inconclusive"`` from a study's ``verdicts.csv``
+    (``""`` when it has none)."""
+    import pandas as pd
+
+    from grainlab.studies.claims import verdict_counts
+
+    path = folder / "verdicts.csv"
+    if not path.exists():
+        return ""
+    counts = verdict_counts(pd.read_csv(path))
+    return " · ".join(f"{count} {verdict}" for verdict, count in sorted(counts.items())) or "no claims"
+
+
 def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str | None = None,
               root: Path | None = None, parameters: dict[str, object] | None = None,
-              allow_dirty: bool = False) -> Path:
+              allow_dirty: bool = False, progress: bool = True) -> Path:
     """Execute notebooks with ``PROFILE`` (and any ``parameters``) injected; write executed copies
     and the profile's summary. The full profile refuses uncommitted code (``check_committed``)
     unless ``allow_dirty``.
@@ -224,8 +266,12 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
     Every parameter is checked against every chosen notebook before anything runs. An executed
     notebook, its ``runtime.json`` and the summary are replaced only when the notebook finished:
     an interrupted or failed run leaves the last complete ones in place (a failed run's copy is
-    kept beside them as ``<notebook>.<profile>.failed.ipynb``)."""
+    kept beside them as ``<notebook>.<profile>.failed.ipynb``).
+
+    It says one line as each notebook starts and one as it ends (seconds, cold or warm cache, its
+    verdict counts), under a progress bar over the notebooks (``progress=False``: the lines only)."""
     import papermill
+    from tqdm.auto import tqdm
 
     if profile not in PROFILES:
         raise ConfigError(f"profile must be one of {PROFILES}, got {profile!r}")
@@ -241,20 +287,25 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
     executed = results / "executed"
     executed.mkdir(parents=True, exist_ok=True)
     cold_cache = not any(settings.cache_dir().iterdir())  # the job starts with nothing computed
-    for name in names:
+    bar = tqdm(names, desc=f"notebooks ({profile})", unit="notebook", file=sys.stderr, disable=not progress)
+    for number, name in enumerate(bar, start=1):
         py_path, ipynb_path = notebook_paths(name, root)
         if not ipynb_path.exists():
             build_notebook(py_path, ipynb_path)
         target = executed / f"{NOTEBOOKS[name]}.{profile}.ipynb"
-        partial = executed / f".{target.name}.partial"
+        partial = executed / f".{target.stem}.partial.ipynb"  # papermill warns about any other suffix
         archive = results / name / profile / ARCHIVE_NAME
         archived = archive.exists() and archive.stat().st_size > 0  # generations already made: not cold
         tick = time.perf_counter()
+        tqdm.write(f"[{number}/{len(names)}] {NOTEBOOKS[name]} ({profile}) started "
+                   f"{time.strftime('%H:%M:%S')}", file=sys.stdout)
         try:
-            papermill.execute_notebook(
-                str(ipynb_path), str(partial), parameters={"PROFILE": profile, **parameters},
-                cwd=str(root / "notebooks"), kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"),
-                progress_bar=False, coalesce_streams=True)  # one output per stream, progress bars' last state
+            with quiet_papermill():
+                papermill.execute_notebook(
+                    str(ipynb_path), str(partial), parameters={"PROFILE": profile, **parameters},
+                    cwd=str(root / "notebooks"), kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"),
+                    progress_bar=False, coalesce_streams=True,  # one output per stream, progress bars' last state
+                    extra_arguments=KERNEL_ARGUMENTS)
         except papermill.PapermillExecutionError as exc:
             failed = target.with_suffix(".failed.ipynb")
             if partial.exists():
@@ -274,6 +325,9 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
         runtime = results / name / profile / "runtime.json"
         atomic_write_text(runtime, json.dumps(runtime_record(run_info, runtime)))
         write_study_manifest(root, name, profile, parameters)
+        verdicts = verdict_summary(results / name / profile)
+        tqdm.write(f"[{number}/{len(names)}] {NOTEBOOKS[name]} ({profile}) finished in {seconds:,.0f} s, "
+                   f"{run_info['cache']} cache{': ' + verdicts if verdicts else ''}", file=sys.stdout)
     return write_summary(root, profile)
 
 

@@ -65,3 +65,16 @@ def test_articles_join_their_own_paragraphs_only():
     data.info.pop("article_of")
     with pytest.raises(ConfigError, match="article"):
         join_articles(data)
+
+
+def test_a_sample_is_labelled_with_what_was_run():
+    """Issue 35: a quick profile's 2-document sample was labelled "all stitched documents"."""
+    from grainlab.data import sample_dataset, sample_label
+    from grainlab.data.types import Dataset, Document
+
+    corpus = {f"d{i}": Document(f"d{i}", f"text {i}") for i in range(5)}
+    queries = {f"q{i}": f"question {i}" for i in range(5)}
+    data = Dataset("toy", corpus, queries, {f"q{i}": {f"d{i}": 1} for i in range(5)})
+    assert sample_label(data, "stitched documents") == "all 5 stitched documents"
+    small = sample_dataset(data, 100, 2, seed=0, mode="docs")
+    assert sample_label(small, "stitched documents") == "2 of 5 stitched documents, 2 of 5 questions (seed 0)"

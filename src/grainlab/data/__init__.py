@@ -13,7 +13,7 @@ from grainlab.data.chroma_eval import load_chroma_eval
 from grainlab.data.locate import ensure_local, local_path
 from grainlab.data.qa_formats import load_nq_oracle, load_squad_format
 from grainlab.data.registry import REGISTRY, DatasetSpec, get_spec
-from grainlab.data.sample import sample_dataset
+from grainlab.data.sample import sample_dataset, sample_label
 from grainlab.data.stitch import join_articles, stitch_documents
 from grainlab.data.types import Dataset, Document
 from grainlab.data.validate import check_dataset, check_release
@@ -21,7 +21,7 @@ from grainlab.errors import ConfigError, DatasetNotFound
 
 __all__ = [
     "Dataset", "DatasetSpec", "Document", "REGISTRY", "available", "document_text", "get_spec",
-    "UnverifiedDatasetWarning", "is_folder_path", "join_articles", "load_beir_path", "load_dataset", "sample_dataset", "stitch_documents",
+    "UnverifiedDatasetWarning", "is_folder_path", "join_articles", "load_beir_path", "load_dataset", "sample_dataset", "sample_label", "stitch_documents",
 ]
 
 

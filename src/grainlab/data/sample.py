@@ -32,5 +32,18 @@ def sample_dataset(dataset: Dataset, n_queries: int, n_docs: int, seed: int = 0,
     ordered = [d for d in dataset.corpus if d in keep_docs]
     subset = dataset.subset(query_ids=sorted(queries), doc_ids=ordered)
     subset.info = {**subset.info, "sample": {"n_queries": len(queries), "n_docs": len(ordered),
+                                             "of_queries": len(dataset.queries), "of_docs": len(dataset.corpus),
                                              "seed": seed, "mode": mode}}
     return subset
+
+
+def sample_label(dataset: Dataset, unit: str = "documents") -> str:
+    """What a table's ``sample`` column should say the rows were computed on: ``"all 31 stitched
+    documents"``, or for a :func:`sample_dataset` subset ``"2 of 31 stitched documents, 100 of 7,874
+    questions (seed 0)"``."""
+    info = dataset.info.get("sample")
+    if not isinstance(info, dict):
+        return f"all {len(dataset.corpus):,} {unit}"
+    docs = f"{info['n_docs']:,} of {info['of_docs']:,}" if "of_docs" in info else f"{info['n_docs']:,}"
+    queries = f"{info['n_queries']:,} of {info['of_queries']:,}" if "of_queries" in info else f"{info['n_queries']:,}"
+    return f"{docs} {unit}, {queries} questions (seed {info['seed']})"
