@@ -84,7 +84,7 @@ from grainlab.experiments import gate_table, retriever_label, run_experiment, si
 from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import chunk_size as study
-from grainlab.studies.claims import verdict_table, view
+from grainlab.studies.claims import verdict_table, view, with_samples
 
 SETUP = notebook_setup("chunk_size", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -249,15 +249,14 @@ if long_models:
 
 # %%
 primary_qa = ANSWER_RECALL @ max(ANSWER_KS)
-verdicts = verdict_table(per_query, study.claims(per_query, primary_qa), system_col="chunk_size",
-                         n_resamples=N_RESAMPLES, seed=SEED)
-verdicts["sample"] = verdicts["dataset"].map(samples)
+verdicts = with_samples(verdict_table(per_query, study.claims(per_query, primary_qa), system_col="chunk_size",
+                                      n_resamples=N_RESAMPLES, seed=SEED), samples)
 if long_models:
     long_only = long_per_query[long_per_query["retriever_label"].isin(
         [retriever_label(f"dense(model={m})") for m in long_models])]
-    verdicts = pd.concat([verdicts, verdict_table(long_only, study.claims(long_only, primary_qa),
-                                                  system_col="chunk_size", n_resamples=N_RESAMPLES, seed=SEED)
-                          .assign(sample=lambda t: t["dataset"].map(long_samples))], ignore_index=True)
+    verdicts = pd.concat([verdicts, with_samples(verdict_table(long_only, study.claims(long_only, primary_qa),
+                                                               system_col="chunk_size", n_resamples=N_RESAMPLES,
+                                                               seed=SEED), long_samples)], ignore_index=True)
 display(view(verdicts, ["dataset", "retriever_label", "sample", "system", "baseline", "ours", "p_holm", "verdict",
                   "queries_needed"]))
 

@@ -259,3 +259,42 @@ def test_a_manifest_calls_a_tree_dirty_only_for_uncommitted_code(tmp_path):
     assert not git_commit(tmp_path).endswith("-dirty")
     (tmp_path / "src" / "a.py").write_text("x = 2\n")  # code changed: dirty
     assert git_commit(tmp_path).endswith("-dirty")
+
+
+NOT_IN_THE_KEY = {  # modules the engine imports whose edits cannot change a per-query value, and why
+    "distributed": "where a system is computed (Ray), not what",
+    "errors": "exception classes and their messages",
+    "evaluation.significance": "tests over the per-query tables, computed after them",
+    "experiments.manifest": "what is recorded about a run",
+    "files": "how a file is written (its mode), not what it holds",
+    "settings": "paths; the default tokenizer is written into every chunker spec, which is keyed",
+    "spec": "spec strings are keyed as written",
+    "types": "the dataclasses' fields, keyed through what fills them",
+}
+
+
+def test_every_module_the_engine_imports_is_in_the_key_or_says_why_not():
+    """ENGINE_CODE was narrowed to what a per-query value depends on (issue 35); a module newly
+    imported by the engine must join it or be listed here with a reason."""
+    import ast
+
+    root = cache_module.PACKAGE_ROOT
+
+    def source(module: str) -> Path:
+        path = root.joinpath(*module.split("."))
+        return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+    def covered(module: str) -> bool:
+        return any(module == part or module.startswith(part + ".") for part in identity.ENGINE_CODE)
+
+    seen, todo = set(), ["experiments.engine", "experiments.scoring"]
+    while todo:
+        module = todo.pop()
+        if module in seen or not source(module).exists():
+            continue
+        seen.add(module)
+        for node in ast.walk(ast.parse(source(module).read_text())):
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            todo += [name.removeprefix("grainlab.") for name in names if name.startswith("grainlab.")]
+    assert sorted(m for m in seen if not covered(m)) == sorted(NOT_IN_THE_KEY)

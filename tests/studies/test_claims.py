@@ -6,7 +6,13 @@ import pytest
 
 from grainlab.errors import ConfigError
 from grainlab.evaluation.significance import holm, randomization_test
-from grainlab.studies.claims import Claim, paired_scores, verdict_counts, verdict_table
+from grainlab.studies.claims import (
+    Claim,
+    paired_scores,
+    verdict_counts,
+    verdict_table,
+    with_samples,
+)
 from grainlab.studies.report import Report
 
 
@@ -113,3 +119,13 @@ def test_queries_needed_are_sized_for_the_corrected_level():
     a, b = paired_scores(data, claims[0])
     assert table.loc[0, "queries_needed"] == queries_needed(float(np.std(a - b, ddof=1)), 0.05, 0.025)
     assert table.loc[0, "queries_needed"] > queries_needed(float(np.std(a - b, ddof=1)), 0.05)
+
+
+def test_sample_labels_join_on_the_dataset_and_survive_a_run_with_no_testable_claim():
+    """A smoke run whose sizes test no claim gives a verdict table without a ``dataset`` column; the
+    sample labels must still attach (regression: notebook 01 failed with KeyError 'dataset')."""
+    labelled = with_samples(pd.DataFrame({"dataset": ["a", "b"], "verdict": ["reproduced", "inconclusive"]}),
+                            {"a": "3 of 10 documents", "b": "all documents"})
+    assert labelled["sample"].tolist() == ["3 of 10 documents", "all documents"]
+    empty = with_samples(verdict_table(pd.DataFrame(columns=["query_id", "system", "value"]), []), {"a": "x"})
+    assert len(empty) == 0 and "sample" in empty.columns

@@ -125,6 +125,14 @@ def view(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return table[[c for c in columns if c in table.columns]]
 
 
+def with_samples(table: pd.DataFrame, samples: Mapping[str, str]) -> pd.DataFrame:
+    """``table`` with a ``sample`` column: the label of what each claim's ``dataset`` was sampled to
+    (:func:`grainlab.data.sample_label`); a table with no testable claim has no ``dataset`` column
+    and gets an empty one."""
+    datasets = table["dataset"] if "dataset" in table.columns else pd.Series(index=table.index, dtype=object)
+    return table.assign(sample=datasets.map(samples))
+
+
 def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
     """How many claims each verdict got (for a study's headline)."""
     return {str(k): int(v) for k, v in table["verdict"].value_counts().items()} if len(table) else {}
