@@ -25,3 +25,7 @@ class ConfigError(GrainlabError):
 
 class NotebookFailed(GrainlabError):
     """A notebook raised while papermill ran it; the message names the cell and the error."""
+
+
+class DuplicateContrastWarning(UserWarning):
+    """Two claims of one family test the same systems under two labels; the family keeps one."""

@@ -57,3 +57,35 @@ def test_paired_comparison_rows():
     row = table.iloc[0]
     assert (row.wins, row.ties, row.losses) == (7, 1, 0)
     assert row.ci_low > 0 and row.delta == pytest.approx(0.175)
+
+
+def test_cluster_tests_reduce_to_the_plain_ones_with_one_question_per_cluster():
+    from grainlab.evaluation.significance import (
+        bootstrap_ci,
+        cluster_bootstrap_ci,
+        cluster_randomization_test,
+        design_effect,
+        randomization_test,
+    )
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0.1, 1, 40), rng.normal(0, 1, 40)
+    singletons = np.arange(40)
+    assert cluster_randomization_test(a, b, singletons, 2000) == pytest.approx(randomization_test(a, b, 2000))
+    assert design_effect(a - b, singletons) == pytest.approx(1.0)  # C/(C−1) and s²'s N−1 cancel
+    low, high = cluster_bootstrap_ci(a - b, singletons, n_resamples=2000)
+    plain = bootstrap_ci(a - b, n_resamples=2000)
+    assert low == pytest.approx(plain[0], abs=0.05) and high == pytest.approx(plain[1], abs=0.05)
+
+
+def test_cluster_sign_flip_p_equals_exact_enumeration():
+    """Five clusters: every one of the 2⁵ sign patterns of the cluster sums, counted by hand."""
+    from itertools import product
+
+    from grainlab.evaluation.significance import cluster_randomization_test
+    diff = np.array([0.3, 0.1, 0.2, 0.5, -0.1, 0.4, 0.2, 0.0])
+    clusters = np.array(["a", "a", "b", "c", "c", "d", "e", "e"])
+    sums = np.array([0.4, 0.2, 0.4, 0.4, 0.2])
+    observed = abs(sums.sum())
+    extreme = sum(abs(np.dot(signs, sums)) >= observed - 1e-12 for signs in product((1, -1), repeat=5))
+    p = cluster_randomization_test(diff, np.zeros_like(diff), clusters, n_resamples=10_000)
+    assert p == pytest.approx(extreme / 32)

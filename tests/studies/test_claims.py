@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from grainlab.errors import ConfigError
+from grainlab.errors import ConfigError, DuplicateContrastWarning
 from grainlab.evaluation.significance import holm, randomization_test
 from grainlab.studies.claims import (
     Claim,
@@ -31,16 +31,18 @@ def _per_query(shift: float, n: int = 80, seed: int = 1) -> pd.DataFrame:
 def test_verdicts_follow_direction_and_significance():
     data = _per_query(0.05)
     claims = [Claim("small wins on a", "p", "small", "large", "m", +1, where={"dataset": "a"}),
-              Claim("large wins on a", "p", "small", "large", "m", -1, where={"dataset": "a"}),
               Claim("small wins on b", "p", "small", "large", "m", +1, paper_effect=0.05, where={"dataset": "b"})]
+    opposite = Claim("large wins on a", "p", "small", "large", "m", -1, where={"dataset": "a"})
     table = verdict_table(data, claims, n_resamples=2000)
-    assert list(table["verdict"]) == ["reproduced", "not reproduced", "inconclusive"]
+    assert list(table["verdict"]) == ["reproduced", "inconclusive"]
+    # the opposite claim on the same contrast belongs to another family (one family holds it once)
+    assert verdict_table(data, [opposite, claims[1]], n_resamples=2000)["verdict"].iloc[0] == "not reproduced"
     assert table.loc[0, "effect"] == pytest.approx(0.05)
     assert table.loc[0, "ci_low"] - 1e-9 <= 0.05 <= table.loc[0, "ci_high"] + 1e-9
     assert set(table["n"]) == {80}
-    assert table.loc[2, "queries_needed"] > 80  # noise σ≈0.2 needs more than 80 pairs for δ=0.05
+    assert table.loc[1, "queries_needed"] > 80  # noise σ≈0.2 needs more than 80 pairs for δ=0.05
     assert pd.isna(table.loc[0, "queries_needed"])
-    assert "dataset" in table.columns and table.loc[2, "dataset"] == "b"
+    assert "dataset" in table.columns and table.loc[1, "dataset"] == "b"
 
 
 def test_p_values_are_the_randomization_test_holm_corrected_over_the_claims():
@@ -129,3 +131,55 @@ def test_sample_labels_join_on_the_dataset_and_survive_a_run_with_no_testable_cl
     assert labelled["sample"].tolist() == ["3 of 10 documents", "all documents"]
     empty = with_samples(verdict_table(pd.DataFrame(columns=["query_id", "system", "value"]), []), {"a": "x"})
     assert len(empty) == 0 and "sample" in empty.columns
+
+
+def test_a_family_holds_each_contrast_once_by_system_spec_not_label():
+    """Issue 36 item 5: "late · fixed 256 tokens" and "late · 256" were one system counted twice."""
+    rows = [{"qid": f"q{i}", "system": label, "chunker": chunker, "retriever": retriever, "measure": "m",
+             "value": float(i % 3 == 0) * (retriever == "late"), "part": part}
+            for i in range(30)
+            for part, names in (("main", ("late · fixed 256 tokens", "naive · fixed 256 tokens")),
+                                ("sweep", ("late · 256", "naive · 256")))
+            for label, retriever in zip(names, ("late", "naive")) for chunker in ["fixed(size=256)"]]
+    data = pd.DataFrame(rows)
+    claims = [Claim("main", "p", "late · fixed 256 tokens", "naive · fixed 256 tokens", "m", where={"part": "main"}),
+              Claim("sweep", "p", "late · 256", "naive · 256", "m", where={"part": "sweep"})]
+    with pytest.warns(DuplicateContrastWarning, match="same contrast"):
+        table = verdict_table(data, claims, n_resamples=200)
+    assert table["claim"].tolist() == ["main"]
+    assert table.loc[0, "p_holm"] == pytest.approx(table.loc[0, "p"])  # a family of one, not two
+
+
+def test_arms_both_at_the_floor_are_untestable_and_leave_the_holm_family():
+    """Issue 36 item 2: EM 0 in both arms is "untestable (floor)", not "inconclusive", and does not
+    inflate the Holm correction of the testable claims."""
+    data = _per_query(0.05)
+    zero = data[data["dataset"] == "a"].assign(dataset="z", value=0.0)
+    data = pd.concat([data, zero], ignore_index=True)
+    claims = [Claim("small wins on a", "p", "small", "large", "m", +1, where={"dataset": "a"}),
+              Claim("floor", "p", "small", "large", "m", +1, where={"dataset": "z"})]
+    table = verdict_table(data, claims, n_resamples=2000)
+    assert table["verdict"].tolist() == ["reproduced", "untestable (floor)"]
+    alone = verdict_table(data, claims[:1], n_resamples=2000)
+    assert table.loc[0, "p_holm"] == pytest.approx(alone.loc[0, "p_holm"])
+
+
+def test_clustered_questions_widen_the_interval_and_weaken_the_test():
+    """Issue 36 item 6: 10 documents × 8 questions whose differences move together per document
+    have a design effect near 8; the cluster-aware test is weaker than the independent one."""
+    rng = np.random.default_rng(3)
+    shift = np.repeat(rng.normal(0.04, 0.2, 10), 8)  # one shared shift per document
+    rows = []
+    for i, d in enumerate(shift):
+        rows += [{"qid": f"q{i}", "doc": f"d{i // 8}", "system": "a", "measure": "m", "value": 0.5 + d},
+                 {"qid": f"q{i}", "doc": f"d{i // 8}", "system": "b", "measure": "m", "value": 0.5}]
+    data = pd.DataFrame(rows)
+    claim = [Claim("a beats b", "p", "a", "b", "m")]
+    flat = verdict_table(data, claim, n_resamples=2000).iloc[0]
+    clustered = verdict_table(data, claim, n_resamples=2000, cluster_col="doc").iloc[0]
+    assert flat["cluster"] == "question" and flat["clusters"] == 80 and flat["design_effect"] == 1.0
+    assert clustered["cluster"] == "doc" and clustered["clusters"] == 10
+    # identical within clusters: C/(C−1) · m · (N−1)/N
+    assert clustered["design_effect"] == pytest.approx(10 / 9 * 8 * 79 / 80, rel=1e-9)
+    assert clustered["ci_high"] - clustered["ci_low"] > 2 * (flat["ci_high"] - flat["ci_low"])
+    assert clustered["p"] > flat["p"]

@@ -83,3 +83,53 @@ def paired_comparison(per_query: pd.DataFrame, pairs: list[tuple[str, str]], mea
         low, high = bootstrap_ci(a - b, n_resamples=n_resamples, seed=seed)
         rows.append({**_pair_row(system, baseline, measure, a, b, n_resamples, seed), "ci_low": low, "ci_high": high})
     return _with_holm(rows)
+
+
+def _cluster_sums(values: np.ndarray, clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-cluster sums of ``values`` and cluster sizes, clusters in sorted order."""
+    codes, index = np.unique(np.asarray(clusters), return_inverse=True)
+    sums = np.bincount(index, weights=np.asarray(values, dtype=np.float64), minlength=codes.size)
+    return sums, np.bincount(index, minlength=codes.size).astype(np.float64)
+
+
+def cluster_randomization_test(a: np.ndarray, b: np.ndarray, clusters: np.ndarray, n_resamples: int = 10_000,
+                               seed: int = 0) -> float:
+    """Two-sided paired randomization test of mean(a − b) = 0 for questions that share a unit
+    (``clusters``: one label per pair, e.g. the gold document): the sign flips per cluster of
+    summed differences, so questions of one cluster move together. With one question per cluster
+    this is :func:`randomization_test`."""
+    sum_a, _ = _cluster_sums(a, clusters)
+    sum_b, _ = _cluster_sums(b, clusters)
+    # swapping a cluster's arms flips the sign of its summed difference; the mean over clusters is
+    # the overall mean × N / C, a constant factor that leaves the p-value unchanged
+    return randomization_test(sum_a, sum_b, n_resamples, seed)
+
+
+def cluster_bootstrap_ci(differences: np.ndarray, clusters: np.ndarray, confidence: float = 0.95,
+                         n_resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
+    """Percentile cluster bootstrap interval of the mean paired difference: whole clusters are
+    resampled with replacement and the mean is the ratio of resampled sums to resampled sizes."""
+    differences = np.asarray(differences, dtype=np.float64)
+    sums, sizes = _cluster_sums(differences, clusters)
+    if np.allclose(differences, differences[0]) or sums.size < 2:
+        mean = float(differences.mean())
+        return mean, mean
+    result = stats.bootstrap((sums, sizes), lambda s, n, axis=-1: s.sum(axis=axis) / n.sum(axis=axis),
+                             paired=True, confidence_level=confidence, n_resamples=n_resamples,
+                             method="percentile", random_state=seed, vectorized=True)
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def design_effect(differences: np.ndarray, clusters: np.ndarray) -> float:
+    """Variance of the mean under clustering ÷ its variance if the questions were independent:
+    the cluster-robust (CR1-style, C/(C−1)) variance of the mean over s²/N. 1 for independent
+    questions, up to the cluster size when a cluster's questions move together (Miller 2024)."""
+    differences = np.asarray(differences, dtype=np.float64)
+    n = differences.size
+    sums, sizes = _cluster_sums(differences, clusters)
+    c = sums.size
+    naive = differences.var(ddof=1) / n if n > 1 else 0.0
+    if c < 2 or naive == 0:
+        return 1.0
+    clustered = c / (c - 1) * np.sum((sums - sizes * differences.mean()) ** 2) / n ** 2
+    return float(clustered / naive)

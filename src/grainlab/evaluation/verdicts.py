@@ -7,7 +7,16 @@ test's Holm-corrected p-value and the 95% interval of the mean difference:
 - **not reproduced** — significant, in the opposite direction;
 - **inconclusive** — not significant; then how many queries a paired test would need to detect
   the paper's effect (or, without a paper effect, the one we observed) at α = 0.05 with 80%
-  power, from the spread of our per-query differences (normal approximation).
+  power, from the spread of our per-query differences (normal approximation), times the design
+  effect when questions cluster;
+- **untestable (floor)** / **untestable (ceiling)** — both arms score 0 (or 1) on every query: the
+  measurement cannot tell the arms apart, so no test is run (a harness or metric problem to fix,
+  not evidence either way).
+
+When questions share a unit (a gold document, an article, a stitched document), ``clusters``
+labels each pair and the interval, the p-value and the design effect are cluster-aware
+(:func:`~grainlab.evaluation.significance.cluster_bootstrap_ci`,
+:func:`~grainlab.evaluation.significance.cluster_randomization_test`).
 """
 
 from __future__ import annotations
@@ -18,9 +27,21 @@ import numpy as np
 from scipy import stats
 
 from grainlab.errors import ConfigError
-from grainlab.evaluation.significance import bootstrap_ci
+from grainlab.evaluation.significance import bootstrap_ci, cluster_bootstrap_ci, design_effect
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
+UNTESTABLE_FLOOR, UNTESTABLE_CEILING = "untestable (floor)", "untestable (ceiling)"
+
+
+def at_bound(a: np.ndarray, b: np.ndarray, floor: float = 0.0, ceiling: float = 1.0) -> str | None:
+    """:data:`UNTESTABLE_FLOOR` when both arms score ``floor`` on every query,
+    :data:`UNTESTABLE_CEILING` when both score ``ceiling``, else ``None``."""
+    values = np.concatenate([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
+    if values.size and np.all(values == floor):
+        return UNTESTABLE_FLOOR
+    if values.size and np.all(values == ceiling):
+        return UNTESTABLE_CEILING
+    return None
 
 
 def queries_needed(sd_difference: float, effect: float, alpha: float = 0.05, power: float = 0.8) -> int | None:
@@ -44,22 +65,34 @@ def verdict(delta: float, p_holm: float, direction: int, alpha: float = 0.05) ->
 
 def verdict_row(differences: np.ndarray, p_holm: float, direction: int, paper_effect: float | None = None,
                 alpha: float = 0.05, power: float = 0.8, n_resamples: int = 10_000, seed: int = 0,
-                family_size: int = 1) -> dict:
+                family_size: int = 1, clusters: np.ndarray | None = None) -> dict:
     """The verdict columns of one paper-vs-ours row from the per-query differences and the
     Holm-corrected p of their paired test: effect, 95% CI, n, p, verdict, and — when
     inconclusive — the queries needed to detect the paper's effect (else the observed one) at
-    α / ``family_size``, the strictest step of a Holm correction over that many claims."""
+    α / ``family_size``, the strictest step of a Holm correction over that many claims.
+    With ``clusters`` (one label per difference) the interval is a cluster bootstrap, ``clusters``
+    counts them and the queries needed are scaled by the ``design_effect``."""
     differences = np.asarray(differences, dtype=float)
     if differences.size == 0:
         raise ConfigError("a verdict needs at least one paired difference")
     effect = float(differences.mean())
-    low, high = bootstrap_ci(differences, n_resamples=n_resamples, seed=seed)
+    if clusters is None:
+        low, high = bootstrap_ci(differences, n_resamples=n_resamples, seed=seed)
+        n_clusters, effect_of_design = int(differences.size), 1.0
+    else:
+        clusters = np.asarray(clusters)
+        if clusters.shape != differences.shape:
+            raise ConfigError(f"one cluster label per difference: {clusters.shape} labels, {differences.shape} pairs")
+        low, high = cluster_bootstrap_ci(differences, clusters, n_resamples=n_resamples, seed=seed)
+        n_clusters, effect_of_design = int(np.unique(clusters).size), design_effect(differences, clusters)
     label = verdict(effect, p_holm, direction, alpha)
     needed = None
     if label == INCONCLUSIVE:
         target = paper_effect if paper_effect else effect
-        needed = queries_needed(float(differences.std(ddof=1)) if differences.size > 1 else 0.0, target,
-                                alpha / family_size, power)
+        independent = queries_needed(float(differences.std(ddof=1)) if differences.size > 1 else 0.0, target,
+                                     alpha / family_size, power)
+        needed = None if independent is None else math.ceil(independent * max(effect_of_design, 1.0))
     return {"effect": effect, "ci_low": low, "ci_high": high, "n": int(differences.size), "p_holm": float(p_holm),
             "verdict": label, "queries_needed": needed,
-            "effect_for_power": "paper" if paper_effect else "observed"}
+            "effect_for_power": "paper" if paper_effect else "observed",
+            "clusters": n_clusters, "design_effect": effect_of_design}

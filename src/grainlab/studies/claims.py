@@ -9,18 +9,21 @@ the verdict columns (:func:`grainlab.evaluation.verdicts.verdict_row`). No verdi
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from grainlab.errors import ConfigError
-from grainlab.evaluation.significance import holm, randomization_test
-from grainlab.evaluation.verdicts import verdict_row
+from grainlab.errors import ConfigError, DuplicateContrastWarning
+from grainlab.evaluation.significance import cluster_randomization_test, holm, randomization_test
+from grainlab.evaluation.verdicts import at_bound, verdict_row
 
 VERDICT_COLUMNS = ("claim", "paper", "ours", "system", "baseline", "measure", "n", "effect", "ci_low", "ci_high",
                    "p", "p_holm", "verdict", "queries_needed", "paper_effect", "paper_effect_excluded", "deviation")
+CLUSTER_COLUMNS = ("cluster", "clusters", "design_effect")
+SPEC_COLUMNS = ("dataset", "retriever", "chunker", "aggregate", "stage", "model")
 
 
 @dataclass(frozen=True)
@@ -39,9 +42,8 @@ class Claim:
     deviation: str = ""
 
 
-def paired_scores(per_query: pd.DataFrame, claim: Claim, system_col: str = "system",
-                  value_col: str = "value") -> tuple[np.ndarray, np.ndarray]:
-    """The two arms' scores on the queries (``qid``) both have, in qid order."""
+def claim_rows(per_query: pd.DataFrame, claim: Claim) -> pd.DataFrame:
+    """The per-query rows a claim reads: its measure and its ``where`` filters."""
     rows = per_query
     if claim.measure is not None and "measure" in rows.columns:
         rows = rows[rows["measure"] == claim.measure]
@@ -50,13 +52,75 @@ def paired_scores(per_query: pd.DataFrame, claim: Claim, system_col: str = "syst
             raise ConfigError(f"claim {claim.claim!r} filters on {column!r}, which the per-query table lacks "
                               f"(columns: {sorted(rows.columns)})")
         rows = rows[rows[column] == wanted]
+    return rows
+
+
+def paired_scores(per_query: pd.DataFrame, claim: Claim, system_col: str = "system",
+                  value_col: str = "value") -> tuple[np.ndarray, np.ndarray]:
+    """The two arms' scores on the queries (``qid``) both have, in qid order."""
+    a, b, _ = paired_with_clusters(per_query, claim, system_col, value_col)
+    return a, b
+
+
+def paired_with_clusters(per_query: pd.DataFrame, claim: Claim, system_col: str = "system",
+                         value_col: str = "value", cluster_col: str | None = None
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """:func:`paired_scores` and, with ``cluster_col``, each query's cluster label (the unit its
+    questions share; one label per query, else an error)."""
+    rows = claim_rows(per_query, claim)
     table = rows[rows[system_col].isin([claim.system, claim.baseline])].pivot_table(
         index="qid", columns=system_col, values=value_col, aggfunc="mean")
     if claim.system not in table.columns or claim.baseline not in table.columns:
         raise ConfigError(f"claim {claim.claim!r}: no per-query scores for {claim.system!r} and {claim.baseline!r} "
                           f"in column {system_col!r} (have {sorted(map(str, rows[system_col].unique()))})")
     both = table[[claim.system, claim.baseline]].dropna()
-    return both[claim.system].to_numpy(dtype=float), both[claim.baseline].to_numpy(dtype=float)
+    clusters = None
+    if cluster_col is not None:
+        if cluster_col not in rows.columns:
+            raise ConfigError(f"claim {claim.claim!r}: cluster column {cluster_col!r} is not in the per-query table "
+                              f"(columns: {sorted(rows.columns)})")
+        labels = rows.groupby("qid")[cluster_col].agg(lambda v: v.astype(str).unique().tolist())
+        mixed = labels[labels.map(len) > 1]
+        if len(mixed):
+            raise ConfigError(f"claim {claim.claim!r}: query {mixed.index[0]!r} has several {cluster_col!r} values "
+                              f"{mixed.iloc[0]}; a query belongs to one cluster")
+        clusters = labels.loc[both.index].map(lambda v: v[0]).to_numpy()
+    return both[claim.system].to_numpy(dtype=float), both[claim.baseline].to_numpy(dtype=float), clusters
+
+
+def contrast_key(per_query: pd.DataFrame, claim: Claim, system_col: str = "system") -> tuple | None:
+    """What a claim really compares: its measure and, for each arm, the systems behind its label
+    (the spec columns the per-query table has: dataset, retriever, chunker, …) — two claims with
+    one key are the same contrast under two names. ``None`` when the table has no spec column."""
+    rows = claim_rows(per_query, claim)
+    specs = [c for c in SPEC_COLUMNS if c in rows.columns]
+    if not specs:
+        return None
+
+    def arm(label: object) -> tuple:
+        chosen = rows[rows[system_col] == label]
+        return tuple(sorted(map(tuple, chosen[specs].astype(str).drop_duplicates().to_numpy())))
+
+    return (claim.measure, arm(claim.system), arm(claim.baseline))
+
+
+def unique_contrasts(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: str = "system") -> list[Claim]:
+    """A Holm family holds each contrast once: of two claims over the same systems (by spec, not
+    by label) and measure, the first is kept and the other dropped with a
+    :class:`~grainlab.errors.DuplicateContrastWarning` naming both."""
+    seen: dict[tuple, str] = {}
+    kept = []
+    for claim in claims:
+        key = contrast_key(per_query, claim, system_col)
+        if key is not None and key in seen:
+            warnings.warn(f"grainlab: claims {seen[key]!r} and {claim.claim!r} test the same contrast (the same "
+                          f"systems and measure under two labels); the family keeps {seen[key]!r} once",
+                          DuplicateContrastWarning, stacklevel=3)
+            continue
+        if key is not None:
+            seen[key] = claim.claim
+        kept.append(claim)
+    return kept
 
 
 def _ours(row: dict, scale: float) -> str:
@@ -66,26 +130,46 @@ def _ours(row: dict, scale: float) -> str:
 
 def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: str = "system",
                   value_col: str = "value", scale: float = 1.0, n_resamples: int = 10_000,
-                  seed: int = 0) -> pd.DataFrame:
+                  seed: int = 0, cluster_col: str | None = None) -> pd.DataFrame:
     """One row per claim (columns :data:`VERDICT_COLUMNS`, plus the ``where`` columns): the paired
     effect ``system − baseline`` with its 95% bootstrap interval, the randomization p, Holm over
     these claims, the verdict and — when inconclusive — the queries a test would need to detect
     the paper's effect (else ours) with 80% power at the Bonferroni level α / (number of claims),
     the strictest step of Holm's correction.
-    ``scale`` only formats the ``ours`` text (e.g. 100 for ×100 tables)."""
+    ``scale`` only formats the ``ours`` text (e.g. 100 for ×100 tables).
+    ``cluster_col`` names the unit questions share (gold document, article, stitched document):
+    the interval and the test then resample and flip whole clusters, and the ``cluster``,
+    ``clusters`` and ``design_effect`` columns say so (``question``, n, 1 without it).
+    A contrast whose arms are both 0 (or 1) everywhere is ``untestable (floor)`` (``ceiling``)
+    and stays out of the Holm family; the same contrast twice is kept once (:func:`unique_contrasts`)."""
     if not claims:
-        return pd.DataFrame(columns=list(VERDICT_COLUMNS))
-    pairs = [paired_scores(per_query, claim, system_col, value_col) for claim in claims]
-    empty = [c.claim for c, (a, _) in zip(claims, pairs) if a.size == 0]
+        return pd.DataFrame(columns=[*VERDICT_COLUMNS, *CLUSTER_COLUMNS])
+    claims = unique_contrasts(per_query, claims, system_col)
+    pairs = [paired_with_clusters(per_query, claim, system_col, value_col, cluster_col) for claim in claims]
+    empty = [c.claim for c, (a, _, _) in zip(claims, pairs) if a.size == 0]
     if empty:
         raise ConfigError(f"no query has scores for both arms of: {empty}")
-    # one pair cannot be tested: p = 1, so its verdict is inconclusive
-    p_raw = [randomization_test(a, b, n_resamples, seed) if a.size > 1 else 1.0 for a, b in pairs]
-    p_adjusted = holm(p_raw)
+    bounded = [at_bound(a, b) for a, b, _ in pairs]
+
+    def p_value(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None) -> float:
+        if a.size < 2:  # one pair cannot be tested: p = 1, so its verdict is inconclusive
+            return 1.0
+        if clusters is None:
+            return randomization_test(a, b, n_resamples, seed)
+        return cluster_randomization_test(a, b, clusters, n_resamples, seed)
+
+    p_raw = [1.0 if bound else p_value(a, b, c) for (a, b, c), bound in zip(pairs, bounded)]
+    testable = [i for i, bound in enumerate(bounded) if bound is None]
+    p_adjusted = [1.0] * len(claims)
+    for i, adjusted in zip(testable, holm([p_raw[i] for i in testable])):
+        p_adjusted[i] = adjusted
     rows = []
-    for claim, (a, b), p, p_holm in zip(claims, pairs, p_raw, p_adjusted):
+    for claim, (a, b, clusters), p, p_holm, bound in zip(claims, pairs, p_raw, p_adjusted, bounded):
         tested = verdict_row(a - b, p_holm, claim.direction, claim.paper_effect, n_resamples=n_resamples, seed=seed,
-                             family_size=len(claims))
+                             family_size=max(len(testable), 1), clusters=clusters)
+        if bound:
+            tested.update(verdict=bound, queries_needed=None)
+        tested["cluster"] = cluster_col or "question"
         row = {"claim": claim.claim, "paper": claim.paper, "system": str(claim.system),
                "baseline": str(claim.baseline), "measure": claim.measure or value_col, **dict(claim.where),
                **tested, "p": p, "paper_effect": claim.paper_effect, "deviation": claim.deviation}
@@ -93,13 +177,15 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
         row["paper_effect_excluded"] = paper_effect_excluded(row)
         rows.append(row)
     table = pd.DataFrame(rows)
-    return table[[*VERDICT_COLUMNS[:6], *where_columns(table), *VERDICT_COLUMNS[6:], "effect_for_power"]]
+    return table[[*VERDICT_COLUMNS[:6], *where_columns(table), *VERDICT_COLUMNS[6:], *CLUSTER_COLUMNS,
+                  "effect_for_power"]]
 
 
 def where_columns(table: pd.DataFrame) -> list[str]:
     """The columns a verdict table has beyond :data:`VERDICT_COLUMNS`: the claims' filters (and any
     column a notebook added, such as ``family``)."""
-    return [c for c in table.columns if c not in VERDICT_COLUMNS and c != "effect_for_power"]
+    return [c for c in table.columns
+            if c not in VERDICT_COLUMNS and c not in CLUSTER_COLUMNS and c != "effect_for_power"]
 
 
 MIN_PAIRS_TO_EXCLUDE = 20
