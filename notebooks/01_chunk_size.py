@@ -78,13 +78,13 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from grainlab import anchors
-from grainlab.data import load_dataset, sample_dataset, sample_label
+from grainlab.data import gold_clusters, load_dataset, sample_dataset, sample_label
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import gate_table, retriever_label, run_experiment, significance_by_group
 from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import chunk_size as study
-from grainlab.studies.claims import verdict_table, view, with_samples
+from grainlab.studies.claims import verdict_table, view, with_clusters, with_samples
 
 SETUP = notebook_setup("chunk_size", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -124,10 +124,11 @@ def build(name: str):
     return sample_dataset(data, QUICK_IR_QUERIES, QUICK_IR_DOCS, SEED, mode="queries")
 
 
-results, samples = {}, {}
+results, samples, clusters = {}, {}, {}
 for name in QA_DATASETS + [IR_DATASET]:
     data = build(name)
     samples[data.name] = sample_label(data, "stitched documents" if data.is_qa else "documents")
+    clusters[data.name] = gold_clusters(data)  # a question's stitched document (QA sets)
     aggregate = None if data.is_qa else "max"
     models = DENSE_MODELS if data.is_qa else IR_DENSE_MODELS
     retrievers = ["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH},index={DENSE_INDEX})" for m in models]
@@ -195,10 +196,11 @@ display(sig[["dataset", "retriever_label", "system", "baseline", "measure", "mea
 # %%
 long_models = QUICK_LONG_MODELS if QUICK else LONG_MODELS
 if long_models:
-    long_results, long_samples = {}, {}
+    long_results, long_samples, long_clusters = {}, {}, {}
     for name in QA_DATASETS:
         data = sample_dataset(load_dataset(name), 1_000_000, LONG_QA_DOCS, SEED, mode="docs")
         long_samples[data.name] = sample_label(data, "stitched documents")
+        long_clusters[data.name] = gold_clusters(data)
         retrievers = (["bm25"] + [f"dense(model={m},max_length={DENSE_MAX_LENGTH})" for m in DENSE_MODELS]
                       + [f"dense(model={m},max_length={LONG_MAX_LENGTH})" for m in long_models])
         systems = study.systems(retrievers, CHUNK_SIZES, TOKENIZER, None)
@@ -245,20 +247,25 @@ if long_models:
 # 512–1024 ranges). Paired randomization test over the questions, Holm over the claims; the
 # verdict is computed: *reproduced* (significant, paper's direction), *not reproduced*
 # (significant, opposite), *inconclusive* (with the questions a test would need). With the
-# long-context encoder, the same claims on its document sample form a second family.
+# long-context encoder, the same claims on its document sample form a second family. The questions
+# of one stitched document succeed or fail together, so the tests are cluster-aware by stitched
+# document (`clusters`, `design_effect` in the table).
 
 # %%
 primary_qa = ANSWER_RECALL @ max(ANSWER_KS)
-verdicts = with_samples(verdict_table(per_query, study.claims(per_query, primary_qa), system_col="chunk_size",
-                                      n_resamples=N_RESAMPLES, seed=SEED), samples)
+verdicts = with_samples(verdict_table(with_clusters(per_query, clusters, "document"), study.claims(per_query, primary_qa),
+                                      system_col="chunk_size", n_resamples=N_RESAMPLES, seed=SEED,
+                                      cluster_col="document"), samples)
 if long_models:
     long_only = long_per_query[long_per_query["retriever_label"].isin(
         [retriever_label(f"dense(model={m})") for m in long_models])]
-    verdicts = pd.concat([verdicts, with_samples(verdict_table(long_only, study.claims(long_only, primary_qa),
+    verdicts = pd.concat([verdicts, with_samples(verdict_table(with_clusters(long_only, long_clusters, "document"),
+                                                               study.claims(long_only, primary_qa),
                                                                system_col="chunk_size", n_resamples=N_RESAMPLES,
-                                                               seed=SEED), long_samples)], ignore_index=True)
+                                                               seed=SEED, cluster_col="document"), long_samples)],
+                         ignore_index=True)
 display(view(verdicts, ["dataset", "retriever_label", "sample", "system", "baseline", "ours", "p_holm", "verdict",
-                  "queries_needed"]))
+                  "queries_needed", "clusters", "design_effect"]))
 
 # %% [markdown]
 # ## Paper vs ours

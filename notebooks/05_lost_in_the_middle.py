@@ -104,6 +104,7 @@ from grainlab.studies.lost_in_the_middle import (
     qa_position_runs,
 )
 from grainlab.studies.multidoc import build_multidoc_examples
+from grainlab.studies.token_limits import token_limit_table
 
 SETUP = notebook_setup("lost_in_the_middle", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -224,6 +225,16 @@ display(kv_runs[["gold_index", "prediction", "value", "correct"]].head(6))
 fig = plot_position_curve(kv_summary, {}, f"Key–value retrieval, {kv_records} keys ({PROFILE}, n={len(kv_examples)})",
                           ylabel="accuracy (value in the answer)", paper=study.PAPER_KV_140)
 save_figure(fig, "lost_in_the_middle_kv", FIGURES)
+
+# %% [markdown]
+# ## Generations cut by the token limit
+# A generation that used all `MAX_NEW_TOKENS` may have been cut before its answer; a run where more
+# than 2% were cut is flagged (`token_limits.csv`): it measures the budget, not the reader.
+
+# %%
+token_limits = token_limit_table(pd.concat([qa_runs, kv_runs], ignore_index=True), MAX_NEW_TOKENS)
+token_limits.to_csv(RESULTS / "token_limits.csv", index=False)
+display(token_limits.round(3))
 
 # %% [markdown]
 # ## The claims, tested

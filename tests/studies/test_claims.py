@@ -183,3 +183,12 @@ def test_clustered_questions_widen_the_interval_and_weaken_the_test():
     assert clustered["design_effect"] == pytest.approx(10 / 9 * 8 * 79 / 80, rel=1e-9)
     assert clustered["ci_high"] - clustered["ci_low"] > 2 * (flat["ci_high"] - flat["ci_low"])
     assert clustered["p"] > flat["p"]
+
+
+def test_cluster_labels_join_per_dataset_and_a_missing_one_is_named():
+    from grainlab.studies.claims import with_clusters
+    per_query = pd.DataFrame({"dataset": ["a", "a", "b"], "qid": ["1", "2", "1"], "value": [0.0, 1.0, 1.0]})
+    labelled = with_clusters(per_query, {"a": {"1": "d1", "2": "d1"}, "b": {"1": "d9"}}, "document")
+    assert labelled["document"].tolist() == ["d1", "d1", "d9"]
+    with pytest.raises(ConfigError, match="dataset 'b' query '1'"):
+        with_clusters(per_query, {"a": {"1": "d1", "2": "d1"}}, "document")

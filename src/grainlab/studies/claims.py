@@ -219,6 +219,18 @@ def with_samples(table: pd.DataFrame, samples: Mapping[str, str]) -> pd.DataFram
     return table.assign(sample=datasets.map(samples))
 
 
+def with_clusters(per_query: pd.DataFrame, clusters: Mapping[str, Mapping[str, str]], column: str) -> pd.DataFrame:
+    """``per_query`` with ``column``: each query's cluster (e.g. its stitched document) from
+    ``clusters`` (dataset → qid → label, :func:`grainlab.data.gold_clusters`), for
+    ``verdict_table(..., cluster_col=column)``; a query without a label is an error naming it."""
+    labels = [clusters.get(d, {}).get(q) for d, q in zip(per_query["dataset"], per_query["qid"])]
+    missing = [(d, q) for d, q, label in zip(per_query["dataset"], per_query["qid"], labels) if label is None]
+    if missing:
+        raise ConfigError(f"no {column!r} label for {len(missing)} per-query rows, e.g. dataset {missing[0][0]!r} "
+                          f"query {missing[0][1]!r}")
+    return per_query.assign(**{column: labels})
+
+
 def verdict_counts(table: pd.DataFrame) -> dict[str, int]:
     """How many claims each verdict got (for a study's headline)."""
     return {str(k): int(v) for k, v in table["verdict"].value_counts().items()} if len(table) else {}
