@@ -192,3 +192,17 @@ def test_cluster_labels_join_per_dataset_and_a_missing_one_is_named():
     assert labelled["document"].tolist() == ["d1", "d1", "d9"]
     with pytest.raises(ConfigError, match="dataset 'b' query '1'"):
         with_clusters(per_query, {"a": {"1": "d1", "2": "d1"}}, "document")
+
+
+def test_reader_claims_that_differ_by_setting_are_not_taken_for_duplicates():
+    """Reader tables (no retriever/chunker columns) name arms by model and position; the same
+    positions in two settings are two contrasts, never one."""
+    rng = np.random.default_rng(1)
+    rows = [{"qid": f"q{i}", "model": "m", "setting": setting, "position": position, "correct": float(rng.random() < p)}
+            for setting in ("10 documents", "20 documents") for i in range(40)
+            for position, p in (("first", 0.7), ("middle", 0.4))]
+    data = pd.DataFrame(rows)
+    claims = [Claim(f"first beats middle · {s}", "p", "first", "middle", None, where={"model": "m", "setting": s})
+              for s in ("10 documents", "20 documents")]
+    table = verdict_table(data, claims, system_col="position", value_col="correct", n_resamples=200)
+    assert len(table) == 2

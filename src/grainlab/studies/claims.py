@@ -23,7 +23,8 @@ from grainlab.evaluation.verdicts import at_bound, verdict_row
 VERDICT_COLUMNS = ("claim", "paper", "ours", "system", "baseline", "measure", "n", "effect", "ci_low", "ci_high",
                    "p", "p_holm", "verdict", "queries_needed", "paper_effect", "paper_effect_excluded", "deviation")
 CLUSTER_COLUMNS = ("cluster", "clusters", "design_effect")
-SPEC_COLUMNS = ("dataset", "retriever", "chunker", "aggregate", "stage", "model")
+SPEC_COLUMNS = ("dataset", "retriever", "chunker", "aggregate", "stage")
+"""The columns of an engine per-query table that identify a system (retriever and chunker required)."""
 
 
 @dataclass(frozen=True)
@@ -89,17 +90,19 @@ def paired_with_clusters(per_query: pd.DataFrame, claim: Claim, system_col: str 
 
 
 def contrast_key(per_query: pd.DataFrame, claim: Claim, system_col: str = "system") -> tuple | None:
-    """What a claim really compares: its measure and, for each arm, the systems behind its label
-    (the spec columns the per-query table has: dataset, retriever, chunker, …) — two claims with
-    one key are the same contrast under two names. ``None`` when the table has no spec column."""
+    """What a claim really compares: its measure and, for each arm, the engine systems behind its
+    label (:data:`SPEC_COLUMNS`) and the queries it is scored on — two claims with one key are the
+    same contrast under two names. ``None`` for tables that do not name systems by retriever and
+    chunker (reader tables, whose arms differ by columns such as setting or budget)."""
     rows = claim_rows(per_query, claim)
-    specs = [c for c in SPEC_COLUMNS if c in rows.columns]
-    if not specs:
+    if not {"retriever", "chunker"} <= set(rows.columns):
         return None
+    specs = [c for c in SPEC_COLUMNS if c in rows.columns]
 
     def arm(label: object) -> tuple:
         chosen = rows[rows[system_col] == label]
-        return tuple(sorted(map(tuple, chosen[specs].astype(str).drop_duplicates().to_numpy())))
+        return (tuple(sorted(map(tuple, chosen[specs].astype(str).drop_duplicates().to_numpy()))),
+                tuple(sorted(chosen["qid"].astype(str).unique())))
 
     return (claim.measure, arm(claim.system), arm(claim.baseline))
 
