@@ -28,8 +28,19 @@
 # graph links each document to its 5 nearest documents by BM25 (title + opening words as the query),
 # made undirected; retrievers are BM25 and all-MiniLM-L6-v2 (the paper: bge-large with MaxP), and
 # in the full profile the long-context nomic-embed-text-v1.5 (f16 GGUF on llama.cpp, 2,048-token
-# context) reading documents and groups whole up to its context (`LONG_DENSE`), beside MaxP and
+# context) reading documents and groups whole up to its context (`LONG_DENSE`: it reads the first
+# 2,048 of a group's ~5,000 word pieces, so it cannot see most of a group), beside MaxP and
 # MiniLM's first 512 tokens.
+# **How long units are scored** — the paper's MaxP encodes a long unit's 512-token pieces with an
+# encoder trained at 512 tokens (bge-large) and takes the best piece. The claims here do the same
+# with bge-small-en-v1.5 (trained at 512; int8 ONNX offline): `bge-small · MaxP 512`, and at 128
+# and 256 pieces beside it (`MAXP_WINDOWS`; a piece of w word pieces is w − 2 content tokens plus
+# the encoder's two special tokens). An earlier full run scored groups by all-MiniLM-L6-v2 (trained
+# at 128, preset 256) raised to 512-piece windows cut across a group's text, each window mixing 2–3
+# documents: not the paper's design, so its verdicts could not test the paper. The bound the design
+# implies is shown too: a unit scored by the best of its member passages' scores (bge-small on the
+# passages) ranks the unit holding the top passage first, so its answer recall at k cannot fall
+# below the passages'; MaxP's pieces differ from the member passages, so it can.
 # Readers (`READERS`: model → questions): Qwen2.5-Coder-0.5B-Instruct and, on the first third of
 # those questions, Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF on llama.cpp, 8K window) with the
 # official NQ prompt and the extract-short-answer step, over the top units that fit a budget of
@@ -45,6 +56,11 @@ PROFILE = "quick"
 MIRROR = ""
 DENSE = "dense(model=sentence-transformers/all-MiniLM-L6-v2,max_length=512)"
 PIECES = "fixed_tokens(size=512,overlap=0,tokenizer=sentence-transformers/all-MiniLM-L6-v2)"
+MAXP_ENCODER = "bge-small"
+MAXP_DENSE = "dense(model=BAAI/bge-small-en-v1.5,max_length=512)"
+MAXP_WINDOWS = [128, 256, 512]
+QUICK_MAXP_WINDOWS = [512]
+BOUND_KS = [1, 2, 4, 5, 8, 10, 20]
 PASSAGE_WORDS = 100
 GROUP_TOKENS = 4000
 NEIGHBOURS = 5
@@ -58,6 +74,7 @@ READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 60, "Qwen/Qwen2.5-Coder-1.5B-Inst
 QUICK_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 4}
 BACKEND = "auto"
 READER_TOKENS = 4000
+READER_MAX_NEW_TOKENS = 64
 QUICK_READER_TOKENS = 1000
 SEED = 0
 N_RESAMPLES = 10000
@@ -69,7 +86,7 @@ import time
 import pandas as pd
 from IPython.display import Markdown, display
 
-from grainlab.data import load_dataset, sample_dataset
+from grainlab.data import gold_clusters, load_dataset, sample_dataset
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import System, means_with_ci, paired_between, rank, run_experiment
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
@@ -86,6 +103,7 @@ from grainlab.studies.longrag import (
     passage_corpus,
     similarity_neighbours,
 )
+from grainlab.studies.token_limits import token_limit_table
 
 SETUP = notebook_setup("longrag", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -110,7 +128,10 @@ print(f"{len(pool.queries)} NQ-open questions over {len(pool.corpus)} source pas
 aggregates, unit_per_query = [], []
 for unit, data in units.items():
     long_dense = QUICK_LONG_DENSE if QUICK else LONG_DENSE
-    result = run_experiment(data, study.systems(unit, DENSE, PIECES, long_dense), study.measures(KS),
+    windows = {w: f"fixed_tokens(size={w - 2},overlap=0,tokenizer=BAAI/bge-small-en-v1.5)"
+               for w in (QUICK_MAXP_WINDOWS if QUICK else MAXP_WINDOWS)}
+    result = run_experiment(data, study.systems(unit, DENSE, PIECES, long_dense, maxp={MAXP_ENCODER: (MAXP_DENSE, windows)}),
+                            study.measures(KS),
                             name=f"longrag/{PROFILE}/{unit.replace(' ', '_')}", n_resamples=N_RESAMPLES, seed=SEED)
     aggregates.append(result.aggregate.assign(corpus_size=len(data.corpus)))
     unit_per_query.append(result.per_query)
@@ -133,13 +154,38 @@ save_figure(fig, "longrag_recall_vs_tokens", FIGURES)
 # ## The paper's NQ table beside ours
 
 # %%
-display(study.PAPER_NQ_RECALL.merge(table[table["retriever"].isin(["MiniLM", "MiniLM · MaxP"])],
+display(study.PAPER_NQ_RECALL.merge(table[table["retriever"].isin(list(study.main_retrievers(MAXP_ENCODER)))],
                                     on=["unit", "units retrieved"], how="left"))
+
+# %% [markdown]
+# ## The bound: long units scored by their best member passage
+# Each document or group scored by the best bge-small score among the passages it holds: its
+# answer recall at k units can only be at or above the passages' (the top unit holds the top
+# passage). MaxP over fresh pieces falls below this bound where its pieces are worse evidence than
+# the passages themselves.
+
+# %%
+passage_run, _ = rank(units["passages"], System(MAXP_DENSE, "none", "max"), k=400)  # passage ids
+bound = pd.concat([study.member_passage_bound(units["passages"], passage_run, units[unit], BOUND_KS).assign(unit=unit)
+                   for unit in ("documents", "grouped documents")], ignore_index=True)
+bound.to_csv(RESULTS / "member_passage_bound_runs.csv", index=False)
+bound_table = (bound.groupby(["unit", "measure"], sort=False)["value"].mean().unstack("measure")
+               [[f"AnswerRecall@{k}" for k in BOUND_KS]])
+maxp_rows = table[table["retriever"].str.startswith(MAXP_ENCODER) & table["units retrieved"].isin(BOUND_KS)]
+beside = pd.concat([bound_table.reset_index().melt(id_vars="unit", var_name="measure", value_name="answer recall")
+                    .assign(**{"units retrieved": lambda t: t["measure"].str.split("@").str[1].astype(int),
+                               "retriever": f"{MAXP_ENCODER} · max over member passages"}).drop(columns="measure"),
+                    maxp_rows[["unit", "retriever", "units retrieved", "answer recall"]]], ignore_index=True)
+beside.to_csv(RESULTS / "member_passage_bound.csv", index=False)
+display(beside.pivot_table(index=["unit", "retriever"], columns="units retrieved", values="answer recall", sort=False)
+        .round(3))
 
 # %% [markdown]
 # ## The reader over the top units
 #
-# Each unit type's MiniLM ranking (MaxP for documents and groups) fills the same token budget;
+# Each unit type's MiniLM ranking (MaxP for documents and groups) fills the same token budget (the
+# readers' generations of the first full run are kept by keeping their contexts; the retrieval
+# claims above use bge-small);
 # the long answer is reduced to a short one by the extraction step when it has more than 5 words.
 # Every reader reads the first questions of one shuffled order, so the smaller sets are nested.
 
@@ -154,11 +200,14 @@ for unit, data in units.items():
 runs = []
 for model, n_questions in (QUICK_READERS if QUICK else READERS).items():
     logprobs = {"logprobs": True} if choose_backend(model, BACKEND) == "llama.cpp" else {}  # llama.cpp records them
-    reader = get_reader(model, BACKEND, max_new_tokens=48, **logprobs)
+    reader = get_reader(model, BACKEND, max_new_tokens=READER_MAX_NEW_TOKENS, **logprobs)
     print(f"reader {model} on {reader.backend}: {reader.record}")
     runs.append(long_reader_runs(ranked, reader, question_ids[:n_questions], budget))
 reader_rows = pd.concat(runs, ignore_index=True)
 reader_rows.to_csv(RESULTS / "reader_runs.csv", index=False)
+token_limits = token_limit_table(reader_rows)  # long answers that used the whole budget (> 2%: no verdict)
+token_limits.to_csv(RESULTS / "token_limits.csv", index=False)
+display(token_limits.round(3))
 reader_table = means_with_ci(reader_rows, ["model", "setting"], ["em", "answer_in_long", "context_has_answer"],
                              N_RESAMPLES, SEED)
 reader_table.insert(3, "budget tokens", [0 if s == "closed-book" else budget for s in reader_table["setting"]])
@@ -201,27 +250,34 @@ display(confidence.round(3))
 # Longer units against shorter ones at one unit retrieved (the paper's AR@1 contrasts), for BM25
 # and the dense retriever, over the same questions; then, per reader, grouped documents against
 # passages as its context at the same token budget. Paired randomization tests, Holm within each
-# family (recall, reader); the verdicts are computed from them.
+# family (recall, reader); the verdicts are computed from them. Questions whose gold passages share
+# a title share a document (and its group), so the tests resample and flip whole gold documents
+# (`clusters`, `design_effect`).
 
 # %%
 corpus_note = (f"{len(units['passages'].corpus)} passages / {len(units['documents'].corpus)} documents / "
                f"{len(units['grouped documents'].corpus)} groups (paper: 22M / 3M / 600K)")
+gold_document = gold_clusters(units["documents"])  # a question's title document: the unit questions share
+recall_rows = study.claim_rows(pd.concat(unit_per_query, ignore_index=True), MAXP_ENCODER)
 verdicts = pd.concat([
-    verdict_table(study.claim_rows(pd.concat(unit_per_query, ignore_index=True)),
-                  study.recall_claims(ANSWER_RECALL @ 1, corpus_note), system_col="unit",
-                  n_resamples=N_RESAMPLES, seed=SEED).assign(family="answer recall"),
-    verdict_table(reader_rows, study.reader_claims(models), system_col="setting", value_col="em",
-                  n_resamples=N_RESAMPLES, seed=SEED).assign(family="reader EM")], ignore_index=True)
-display(view(verdicts, ["family", "claim", "retriever", "model", "ours", "p_holm", "verdict", "queries_needed"]))
+    verdict_table(recall_rows.assign(document=recall_rows["qid"].map(gold_document)),
+                  study.recall_claims(ANSWER_RECALL @ 1, corpus_note, MAXP_ENCODER), system_col="unit",
+                  n_resamples=N_RESAMPLES, seed=SEED, cluster_col="document").assign(family="answer recall"),
+    verdict_table(reader_rows.assign(document=reader_rows["qid"].map(gold_document)), study.reader_claims(models),
+                  system_col="setting", value_col="em", n_resamples=N_RESAMPLES, seed=SEED,
+                  cluster_col="document").assign(family="reader EM")], ignore_index=True)
+display(view(verdicts, ["family", "claim", "retriever", "model", "ours", "p_holm", "verdict", "queries_needed",
+                        "clusters", "design_effect", "share_at_limit"]))
 
 # %%
 note = (f"Profile **{PROFILE}**. {len(pool.queries)} NQ-open questions; corpus = NQ-open oracle gold passages + "
-        f"{len(squad.corpus)} SQuAD dev paragraphs; dense = all-MiniLM-L6-v2 with MaxP over 512-token pieces "
-        f"(paper: bge-large, 22M/3M/600K units of full Wikipedia). Grouping graph: BM25 {NEIGHBOURS}-nearest "
+        f"{len(squad.corpus)} SQuAD dev paragraphs; the claims' dense retriever is bge-small-en-v1.5 with MaxP over "
+        f"512-token pieces (paper: bge-large, 22M/3M/600K units of full Wikipedia); MiniLM rows and the nomic whole-unit "
+        f"row (its first 2,048 word pieces only) are shown beside it; the readers read MiniLM's ranking. Grouping graph: BM25 {NEIGHBOURS}-nearest "
         f"documents (no hyperlinks offline). Readers "
         + ", ".join(f"{m.split('/')[-1]} (n={g['qid'].nunique()})" for m, g in reader_rows.groupby("model", sort=False))
         + f" over the top units within {budget} cl100k tokens (paper: GPT-4o over ~30K tokens).")
-report = study.report(table, reader_table, note, verdicts)
+report = study.report(table, reader_table, note, verdicts, MAXP_ENCODER)
 report.save(RESULTS)
 display(Markdown(report.markdown()))
 

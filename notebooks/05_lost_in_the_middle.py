@@ -38,27 +38,36 @@
 #   readers on the first questions (full: SmolLM2-135M-Instruct and Qwen2.5-Coder-1.5B-Instruct,
 #   both as GGUF on llama.cpp) so one figure shows how the curve changes with reader size.
 # - Cost: a 20-document prompt is ~3,000 tokens, ~16 s of prefill for the 0.5B model on this 2-core
-#   CPU (190 prompt tokens/s, `benchmarks/RESULTS.md`); the key–value prompts of the 75-key file are ~3,700 tokens. The quick profile therefore
+#   CPU (190 prompt tokens/s, `benchmarks/RESULTS.md`); the key–value prompts of the 75-key file are ~5,200 tokens (~45 s each for the 0.5B). The quick profile therefore
 #   uses 6 questions at 10 documents and 2 key–value examples cut to 25 of their records (the queried
 #   pair kept), which changes the task's length, not its nature: a smoke test of the pipeline, not a
 #   measurement. The full profile uses 200
 #   questions (the paper: 2,655; enough for 95% intervals of about ±0.07 at 10 documents) at 10
 #   documents (gold at 1/5/10) with closed-book and oracle, the first 50 of them at 20 documents
 #   (gold at 1/5/10/15/20, as the paper; `QUESTIONS_BY_DOCS`: each 20-document prompt costs ~17 s),
-#   and 8 key–value examples of the 75-key file, whole (the paper's smallest setting), at 5
-#   positions: ~1,290 generations of 50–5,400-token prompts with the 0.5B, plus the comparison
-#   readers' — longer than a session, so it resumes from `generations.jsonl` (committed as it grows).
+#   and 50 key–value examples of the 75-key file, whole (the paper's smallest setting; it uses
+#   500), at 3 positions (1, 38, 75: what the first − middle and last − middle tests need), with
+#   the 0.5B and the 1.5B (`KV_READERS`): ~1,250 QA generations of 50–3,000-token prompts plus 300
+#   key–value generations of ~5,200 tokens — longer than a session, so it resumes from
+#   `generations.jsonl` (committed as it grows; a generation that stopped before an earlier, smaller
+#   budget is reused as it is — greedy decoding makes it the same — and only those that used the
+#   whole budget are generated again, `grainlab.readers.limits`).
 # - The U is tested, not eyeballed: paired differences first − middle and last − middle over the
-#   same questions (bootstrap 95% CI, paired randomization test, Holm over each reader's contrasts).
+#   same questions (bootstrap 95% CI, paired randomization test, Holm over all the study's claims —
+#   one family, and the curve's shape is read from its verdicts).
 # - Generation stops at the first newline (the metric only reads the first line) and at
-#   `MAX_NEW_TOKENS` (the paper: 100).
+#   the task's token budget (the paper: 100): `QA_MAX_NEW_TOKENS` and `KV_MAX_NEW_TOKENS` (128 each;
+#   the first full run's 64 cut every key–value answer before its value was finished — a
+#   truncation artefact, not a reader result). The share of generations at the limit is recorded
+#   for every run (`token_limits.csv`); a claim from a run above 2% is *untestable (truncated)*.
 
 # %% tags=["parameters"]
 PROFILE = "quick"
 MIRROR = ""
 MODEL = "Qwen/Qwen2.5-Coder-0.5B-Instruct"
 BACKEND = "auto"
-MAX_NEW_TOKENS = 64
+QA_MAX_NEW_TOKENS = 128
+KV_MAX_NEW_TOKENS = 128
 BATCH_SIZE = 4
 DEVICE = ""
 SETTINGS = {10: [0, 4, 9], 20: [0, 4, 9, 14, 19]}
@@ -74,9 +83,9 @@ USE_OFFICIAL_FILES = False
 KV_KEYS = 75
 KV_RECORDS = 75
 QUICK_KV_RECORDS = 25
-KV_POSITIONS = 5
-KV_EXAMPLES = 8
-QUICK_KV_EXAMPLES = 2
+KV_POSITIONS = 3
+KV_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 50, "Qwen/Qwen2.5-Coder-1.5B-Instruct": 50}
+QUICK_KV_READERS = {"Qwen/Qwen2.5-Coder-0.5B-Instruct": 2}
 QUICK_KV_POSITIONS = 3
 SEED = 0
 N_RESAMPLES = 10000
@@ -111,7 +120,7 @@ QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
 STARTED = time.perf_counter()
 settings = QUICK_SETTINGS if QUICK else SETTINGS
 n_questions = QUICK_QUESTIONS if QUICK else QUESTIONS
-reader = get_reader(MODEL, BACKEND, max_new_tokens=MAX_NEW_TOKENS, batch_size=BATCH_SIZE, device=DEVICE or None)
+reader = get_reader(MODEL, BACKEND, max_new_tokens=QA_MAX_NEW_TOKENS, batch_size=BATCH_SIZE, device=DEVICE or None)
 print(f"reader {MODEL} on {reader.backend}: {reader.record}; window {reader.context_window} tokens, "
       f"chat template: {reader.chat_template}")
 
@@ -146,7 +155,7 @@ limits = {} if QUICK else QUESTIONS_BY_DOCS  # fewer questions for the costly lo
 runs = [qa_position_runs(examples[:limits.get(n, len(examples))], reader, {n: golds}, closed_book=first, oracle=first)
         for first, (n, golds) in zip([True] + [False] * len(settings), settings.items())]
 for model, limit in (QUICK_COMPARE_READERS if QUICK else COMPARE_READERS).items():
-    other = get_reader(model, BACKEND, max_new_tokens=MAX_NEW_TOKENS, batch_size=BATCH_SIZE, device=DEVICE or None)
+    other = get_reader(model, BACKEND, max_new_tokens=QA_MAX_NEW_TOKENS, batch_size=BATCH_SIZE, device=DEVICE or None)
     print(f"reader {model} on {other.backend}: {other.record}")
     runs.append(qa_position_runs(examples[:limit], other, {COMPARE_DOCUMENTS: settings[COMPARE_DOCUMENTS]}))
 qa_runs = pd.concat(runs, ignore_index=True)
@@ -173,15 +182,14 @@ if by_reader["model"].nunique() > 1:
 # %% [markdown]
 # ## Is it a U? Paired tests of first vs middle and last vs middle
 # Over the questions asked at every position, the paired difference in accuracy when the gold
-# passage is first (or last) instead of in the middle (bootstrap 95% CI, randomization test, Holm
-# over each reader's contrasts); `shape` names what the significant ones show.
+# passage is first (or last) instead of in the middle (bootstrap 95% CI, unadjusted randomization
+# p). Each contrast's Holm-corrected p and verdict come from one family, the study's verdict table
+# below, and the curve's shape is read from those verdicts.
 
 # %%
 contrasts = position_contrasts(qa_runs, n_resamples=N_RESAMPLES, seed=SEED)
 contrasts.to_csv(RESULTS / "qa_position_contrasts.csv", index=False)
-shapes = curve_shape(contrasts)
-shapes.to_csv(RESULTS / "qa_curve_shape.csv", index=False)
-display(contrasts.round(3), shapes)
+display(contrasts.round(3))
 
 # %% [markdown]
 # Each other reader against the main one, position by position, on the questions both read
@@ -212,27 +220,34 @@ display(qa_runs[["model", "setting", "gold_index", "prediction", "answers", "cor
 
 # %%
 kv_records = QUICK_KV_RECORDS if QUICK else KV_RECORDS
-kv_examples = [e.shortened(kv_records) for e in load_kv_examples(KV_KEYS)[: QUICK_KV_EXAMPLES if QUICK else KV_EXAMPLES]]
+kv_readers = QUICK_KV_READERS if QUICK else KV_READERS
+kv_examples = [e.shortened(kv_records) for e in load_kv_examples(KV_KEYS)[: max(kv_readers.values())]]
 kv_golds = positions(kv_records, QUICK_KV_POSITIONS if QUICK else KV_POSITIONS)
-kv_runs = kv_position_runs(kv_examples, reader, kv_golds)
+kv_runs = pd.concat([kv_position_runs(kv_examples[:n], get_reader(model, BACKEND, max_new_tokens=KV_MAX_NEW_TOKENS,
+                                                                  batch_size=BATCH_SIZE, device=DEVICE or None), kv_golds)
+                     for model, n in kv_readers.items()], ignore_index=True)
 kv_runs.to_csv(RESULTS / "kv_runs.csv", index=False)
 kv_summary = accuracy_by_position(kv_runs, n_resamples=N_RESAMPLES, seed=SEED)
 kv_summary.to_csv(RESULTS / "kv_accuracy_by_position.csv", index=False)
 kv_contrasts = position_contrasts(kv_runs, n_resamples=N_RESAMPLES, seed=SEED)
 kv_contrasts.to_csv(RESULTS / "kv_position_contrasts.csv", index=False)
 display(kv_summary.round(3), kv_contrasts.round(3))
-display(kv_runs[["gold_index", "prediction", "value", "correct"]].head(6))
-fig = plot_position_curve(kv_summary, {}, f"Key–value retrieval, {kv_records} keys ({PROFILE}, n={len(kv_examples)})",
-                          ylabel="accuracy (value in the answer)", paper=study.PAPER_KV_140)
+display(kv_runs[["model", "gold_index", "prediction", "value", "correct"]].head(6))
+fig = plot_reader_curves(kv_summary, f"Key–value retrieval, {kv_records} keys, by reader ({PROFILE}, "
+                         + ", ".join(f"{m.split('/')[-1]} n={n}" for m, n in kv_readers.items()) + ")",
+                         ylabel="accuracy (value in the answer)")
 save_figure(fig, "lost_in_the_middle_kv", FIGURES)
 
 # %% [markdown]
 # ## Generations cut by the token limit
-# A generation that used all `MAX_NEW_TOKENS` may have been cut before its answer; a run where more
-# than 2% were cut is flagged (`token_limits.csv`): it measures the budget, not the reader.
+# Each task has its own budget (`QA_MAX_NEW_TOKENS`, `KV_MAX_NEW_TOKENS`: a key–value answer restates
+# its 36-character key before the 36-character value, ~70 tokens). A generation that used its whole
+# budget may have been cut before its answer; a run where more than 2% were cut is flagged
+# (`token_limits.csv`), and a claim read from a flagged run gets the verdict *untestable
+# (truncated)*: it measures the budget, not the reader.
 
 # %%
-token_limits = token_limit_table(pd.concat([qa_runs, kv_runs], ignore_index=True), MAX_NEW_TOKENS)
+token_limits = token_limit_table(pd.concat([qa_runs, kv_runs], ignore_index=True))
 token_limits.to_csv(RESULTS / "token_limits.csv", index=False)
 display(token_limits.round(3))
 
@@ -246,7 +261,11 @@ display(token_limits.round(3))
 all_runs = study.with_position(pd.concat([qa_runs, kv_runs], ignore_index=True))
 verdicts = verdict_table(all_runs, study.claims(all_runs), system_col="position", value_col="correct",
                          n_resamples=N_RESAMPLES, seed=SEED)
-display(view(verdicts, ["model", "setting", "system", "baseline", "ours", "paper", "p_holm", "verdict", "queries_needed"]))
+display(view(verdicts, ["model", "setting", "system", "baseline", "ours", "paper", "p_holm", "verdict", "queries_needed",
+                        "share_at_limit"]))
+shapes = curve_shape(verdicts)  # the curve's shape, read from these verdicts
+shapes.to_csv(RESULTS / "curve_shape.csv", index=False)
+display(shapes)
 
 # %% [markdown]
 # ## Paper vs ours
@@ -257,11 +276,15 @@ widest = (curve["ci_high"] - curve["ci_low"]).max()
 note = (f"Profile **{PROFILE}**. Reader {MODEL} ({reader.backend}, {reader.record['source']}; paper: {study.PAPER_READER}); "
         f"{len(examples)} questions ({source}); spread between positions: "
         + ", ".join(f"{s} {v:.3f}" for s, v in span.items())
-        + f" (95% intervals up to {widest:.2f} wide). Curve shape from the paired first/last − middle tests (Holm): "
-        + "; ".join(f"{r.model.split('/')[-1]} at {r.setting}: {r.shape} (n={r.n})"
-                    for r in pd.concat([shapes, curve_shape(kv_contrasts)]).itertuples())
-        + f". Key–value: {kv_records} of the {KV_KEYS}-key file's records, n={len(kv_examples)} (paper: 140 keys, "
-        "MPT-30B).")
+        + f" (95% intervals up to {widest:.2f} wide). Curve shape from the verdicts (first/last − middle, Holm over "
+        "the study's claims): "
+        + "; ".join(f"{r.model.split('/')[-1]} at {r.setting}: {r.shape} (n={r.n})" for r in shapes.itertuples())
+        + f". Key–value: {kv_records} of the {KV_KEYS}-key file's records ("
+        + ", ".join(f"{m.split('/')[-1]} n={n}" for m, n in kv_readers.items()) + "; paper: 140 keys, MPT-30B). "
+        + "Token budgets: QA " + str(QA_MAX_NEW_TOKENS) + ", key–value " + str(KV_MAX_NEW_TOKENS) + "; runs flagged "
+        "for > 2% of generations at the limit: "
+        + (", ".join(f"{r.model.split('/')[-1]} {r.setting} ({100 * r.share_at_limit:.1f}%)"
+                     for r in token_limits[token_limits["flagged"]].itertuples()) or "none") + ".")
 main = contrasts[contrasts["model"] == MODEL]
 report = study.report(summary, kv_summary, note, pd.concat([main, kv_contrasts], ignore_index=True), verdicts)
 report.save(RESULTS)
@@ -270,7 +293,7 @@ display(Markdown(report.markdown()))
 # %% [markdown]
 # ## Conclusion
 # The U-curve reproduces for a reader when both paired contrasts (first − middle, last − middle)
-# are positive and significant after Holm (`qa_curve_shape.csv`: `U`); one of them alone is a
+# are reproduced in the verdict table (`curve_shape.csv`: `U`); one of them alone is a
 # primacy or recency effect, neither a flat curve. The closed-book and oracle rows bound what the
 # context can add for each reader; the reader figure shows how the curve changes with size.
 

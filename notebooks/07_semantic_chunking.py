@@ -98,14 +98,14 @@ import time
 import pandas as pd
 from IPython.display import Markdown, display
 
-from grainlab.data import load_dataset, sample_dataset
+from grainlab.data import gold_clusters, load_dataset, sample_dataset
 from grainlab.evaluation import paired_comparison
 from grainlab.evaluation.registry import ANSWER_RECALL, SPAN_COVERED, SPAN_IOU, SPAN_RECALL, TOKENS
 from grainlab.experiments import markdown_table, run_experiment, split_cutoff
 from grainlab.plots import plot_bars, plot_tradeoff, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import semantic_chunking as study
-from grainlab.studies.claims import verdict_table, view
+from grainlab.studies.claims import verdict_table, view, with_clusters
 
 SETUP = notebook_setup("semantic_chunking", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -291,7 +291,10 @@ save_figure(fig, "semantic_chunking_overlap", FIGURES)
 # Kiss et al. (Max–Min tuned vs each tuned method, held-out documents), Qu et al. (each semantic
 # splitter vs fixed-size: better on stitched documents, not on native ones), parent–child vs flat
 # and overlap vs none: paired randomization tests (documents for AMI, questions otherwise), Holm
-# within each family; the verdicts are computed from them.
+# within each family; the verdicts are computed from them. Thousands of questions live on a few
+# dozen documents (each stitched document holds several articles' questions), so the question-level
+# tests resample and flip whole gold documents — stitched document or native article — (`clusters`,
+# `design_effect`); AMI is already scored per document.
 
 # %%
 pc_per_query = pd.concat([r.per_query for r in pc_results], ignore_index=True)
@@ -299,17 +302,23 @@ ov_per_query = pd.concat([r.per_query for r in ov_results], ignore_index=True)
 recall_k = ANSWER_RECALL @ k
 pc_layout = next(label for label, (_, parents) in PARENT_CHILD.items() if parents)
 flats = [label for label, (_, parents) in PARENT_CHILD.items() if not parents]
+clusters = {data.name: gold_clusters(data) for data in datasets.values()}  # a question's gold document
 verdicts = pd.concat([
     verdict_table(held_out, study.ami_claims(tuning), n_resamples=N_RESAMPLES, seed=SEED).assign(family="segmentation"),
-    verdict_table(per_query, study.retrieval_claims(per_query, recall_k, STITCHED, NATIVE), system_col="splitter",
-                  n_resamples=N_RESAMPLES, seed=SEED).assign(family="stitched vs native"),
-    verdict_table(pc_per_query, [c for name in PARENT_CHILD_DATASETS
-                                 for c in study.layout_claims(pc_layout, flats, recall_k, name)],
-                  system_col="layout", n_resamples=N_RESAMPLES, seed=SEED).assign(family="parent–child"),
-    verdict_table(ov_per_query, [c for name in OVERLAP_DATASETS for c in study.overlap_claims(OVERLAPS, recall_k, name)],
-                  system_col="overlap", n_resamples=N_RESAMPLES, seed=SEED).assign(family="overlap"),
+    verdict_table(with_clusters(per_query, clusters, "document"),
+                  study.retrieval_claims(per_query, recall_k, STITCHED, NATIVE), system_col="splitter",
+                  n_resamples=N_RESAMPLES, seed=SEED, cluster_col="document").assign(family="stitched vs native"),
+    verdict_table(with_clusters(pc_per_query, clusters, "document"),
+                  [c for name in PARENT_CHILD_DATASETS for c in study.layout_claims(pc_layout, flats, recall_k, name)],
+                  system_col="layout", n_resamples=N_RESAMPLES, seed=SEED,
+                  cluster_col="document").assign(family="parent–child"),
+    verdict_table(with_clusters(ov_per_query, clusters, "document"),
+                  [c for name in OVERLAP_DATASETS for c in study.overlap_claims(OVERLAPS, recall_k, name)],
+                  system_col="overlap", n_resamples=N_RESAMPLES, seed=SEED, cluster_col="document")
+    .assign(family="overlap"),
 ], ignore_index=True)
-display(view(verdicts, ["family", "claim", "dataset", "system", "baseline", "ours", "p_holm", "verdict", "queries_needed"]))
+display(view(verdicts, ["family", "claim", "dataset", "system", "baseline", "ours", "p_holm", "verdict", "queries_needed",
+                        "clusters", "design_effect"]))
 
 # %% [markdown]
 # ## Papers vs ours

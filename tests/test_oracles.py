@@ -20,9 +20,9 @@ from grainlab.data.types import Dataset, Document
 from grainlab.evaluation.answers import best_subspan_em
 from grainlab.evaluation.significance import randomization_test
 from grainlab.evaluation.spans import boundary_retention, covers, span_coverage, span_scores
-from grainlab.readers.llm import Generation
 from grainlab.retrieval import collapse_to_documents, get_retriever
 from grainlab.studies.lost_in_the_middle import accuracy_by_position, qa_position_runs
+from tests.scripted_reader import ScriptedReader
 
 
 # -- paired randomization test: exact sign-flip enumeration ------------------------------------
@@ -181,17 +181,9 @@ def test_the_dense_x_reader_receives_the_proposition_rewrites(monkeypatch):
     monkeypatch.setattr(dense_x, "rank", lambda dataset, system, k, cache=None: ({"q": [("p#0", 1.0)]}, units))
     contexts = dense_x.retrieved_contexts(data, System("bm25", "none", None), budget_tokens=100)
     assert contexts["q"] == [("Ada Lovelace", "Ada Lovelace was born in 1815.")]
-    seen = []
-
-    class StubReader:
-        model_id = "stub"
-
-        def generate(self, prompts, progress=True):
-            seen.extend(prompts)
-            return [Generation("1815", 10, 1, 0.0) for _ in prompts]
-
-    rows = dense_x.reader_runs(data, StubReader(), [({"unit": "proposition"}, contexts)], ["q"], closed_book=False)
-    assert "Document [1](Title: Ada Lovelace) Ada Lovelace was born in 1815." in seen[0]
+    reader = ScriptedReader(lambda prompt: "1815", "stub", new_tokens=1)
+    rows = dense_x.reader_runs(data, reader, [({"unit": "proposition"}, contexts)], ["q"], closed_book=False)
+    assert "Document [1](Title: Ada Lovelace) Ada Lovelace was born in 1815." in reader.prompts[0]
     assert rows["em"].tolist() == [1.0]
 
 
@@ -208,17 +200,13 @@ def test_late_chunking_cache_is_keyed_by_the_spans(cache):
 
 
 # -- Lost in the Middle: 1-based positions end to end ------------------------------------------------------
-class PositionReader:
+def PositionReader():
     """Answers correctly exactly when the gold passage is printed as ``Document [1]``."""
+    def answer(prompt):
+        match = re.search(r"Document \[(\d+)\]\(Title: Gold\)", prompt)
+        return "Paris" if match and match.group(1) == "1" else "unknown"
 
-    model_id = "position-stub"
-
-    def generate(self, prompts, progress=True):
-        out = []
-        for prompt in prompts:
-            match = re.search(r"Document \[(\d+)\]\(Title: Gold\)", prompt)
-            out.append(Generation("Paris" if match and match.group(1) == "1" else "unknown", 100, 1, 0.0))
-        return out
+    return ScriptedReader(answer, "position-stub", prompt_tokens=lambda prompt: 100, new_tokens=1)
 
 
 def test_lost_in_the_middle_positions_are_one_based_end_to_end():

@@ -63,6 +63,18 @@ def test_report_counts_outcomes_and_sizes():
     assert report["passage_word_coverage"] == pytest.approx(len(vocabulary & said) / len(vocabulary))
 
 
+def test_report_splits_outputs_at_the_token_limit_into_loops_and_cuts():
+    from dataclasses import replace
+
+    looped = replace(units(ParsedPropositions(("The Broncos defeated the Panthers.",), "repaired", repeats=9))[0],
+                     new_tokens=512)
+    cut = replace(units(ParsedPropositions(("Super Bowl 50 was a game.",), "repaired"))[0], new_tokens=512)
+    done = replace(units(ParsedPropositions(("Super Bowl 50 was a game.",), "json"))[0], new_tokens=80)
+    report = decomposition_report([looped, cut, done, done], {DOC.doc_id: DOC}, max_new_tokens=512)
+    assert (report["at_limit_share"], report["looped_share"], report["cut_share"]) == (0.5, 0.25, 0.25)
+    assert "at_limit_share" not in decomposition_report([done], {DOC.doc_id: DOC})
+
+
 WORD = st.sampled_from(["alpha", "beta", "gamma", "delta", "Mars", "1999", "the"])
 TEXT = st.lists(st.lists(WORD, min_size=1, max_size=8).map(" ".join), min_size=1, max_size=6).map(
     lambda sentences: ". ".join(sentences) + ".")

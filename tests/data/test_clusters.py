@@ -27,3 +27,19 @@ def test_stitched_documents_cluster_the_questions_they_hold():
     clusters = gold_clusters(stitched)
     assert len(clusters) == 6 and len(set(clusters.values())) == 2
     assert clusters["q0"] == clusters["q2"] != clusters["q3"]
+
+
+def test_questions_whose_gold_spans_overlap_share_an_evidence_cluster():
+    from grainlab.data import evidence_clusters
+
+    corpus = {"a": Document("a", "x" * 100), "b": Document("b", "y" * 100)}
+    spans = {"q1": [("a", 0, 10)], "q2": [("a", 5, 15)], "q3": [("a", 14, 20)],  # a chain: one cluster
+             "q4": [("a", 30, 40)], "q5": [("a", 50, 60), ("a", 35, 36)],  # joined through its second span
+             "q6": [("a", 20, 25)],  # touches q3's end but does not overlap it
+             "q7": [("b", 0, 10)]}  # same offsets, another document
+    data = Dataset("d", corpus, {q: q for q in spans}, {q: {s[0][0]: 1} for q, s in spans.items()},
+                   info={"gold_spans": spans})
+    clusters = evidence_clusters(data)
+    assert clusters == {"q1": "a:0", "q2": "a:0", "q3": "a:0", "q4": "a:30", "q5": "a:30", "q6": "a:20", "q7": "b:0"}
+    with pytest.raises(MalformedData, match="q1"):
+        evidence_clusters(Dataset("d", corpus, {"q1": "?"}, {"q1": {"a": 1}}))

@@ -89,3 +89,12 @@ def test_cluster_sign_flip_p_equals_exact_enumeration():
     extreme = sum(abs(np.dot(signs, sums)) >= observed - 1e-12 for signs in product((1, -1), repeat=5))
     p = cluster_randomization_test(diff, np.zeros_like(diff), clusters, n_resamples=10_000)
     assert p == pytest.approx(extreme / 32)
+
+
+def test_a_single_cluster_cannot_be_tested():
+    from grainlab.evaluation.significance import cluster_bootstrap_ci, cluster_randomization_test
+
+    a, b = np.array([1.0, 1.0, 0.0, 1.0]), np.array([0.0, 0.0, 0.0, 1.0])
+    one = np.array(["doc"] * 4)
+    assert cluster_randomization_test(a, b, one, 1000) == 1.0
+    assert cluster_bootstrap_ci(a - b, one, n_resamples=1000) == (0.5, 0.5)

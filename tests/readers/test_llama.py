@@ -146,6 +146,13 @@ def test_propositionizer_falls_back_to_the_json_grammar_and_counts_it(cache):
     assert len(reader.calls) == 2  # both generations cached, the grammar one under its own key
 
 
+def test_an_output_that_used_its_whole_budget_is_not_generated_again_under_the_grammar(cache):
+    reader = StubReader(cache)
+    reader.max_new_tokens = 1  # the stub's outputs are 1 token long: each used its whole budget
+    ((parsed, _, generation),) = propositionize(reader, [("T", "A cat sleeps. A dog barks.")], progress=False)
+    assert reader.calls == [(1, None)] and not generation.constrained and parsed.status == "failed"
+
+
 def test_a_reader_without_grammars_refuses_one(cache):
     reader = StubReader(cache)
     reader.supports_grammar = False

@@ -206,3 +206,25 @@ def test_reader_claims_that_differ_by_setting_are_not_taken_for_duplicates():
               for s in ("10 documents", "20 documents")]
     table = verdict_table(data, claims, system_col="position", value_col="correct", n_resamples=200)
     assert len(table) == 2
+
+
+def test_a_reader_run_cut_by_its_token_limit_gives_no_verdict():
+    rng = np.random.default_rng(0)
+    rows = []
+    for q in range(60):
+        for position, correct in (("first", 1.0), ("middle", float(rng.random() < 0.3)), ("last", 1.0)):
+            cut = position == "last" and q < 3  # 3 of 60 = 5% of the last arm used its whole budget
+            rows.append({"qid": f"q{q}", "position": position, "correct": correct,
+                         "new_tokens": 64 if cut else 20, "max_new_tokens": 64})
+    runs = pd.DataFrame(rows)
+    claims = [Claim("primacy", "p", "first", "middle"), Claim("recency", "p", "last", "middle")]
+    table = verdict_table(runs, claims, system_col="position", value_col="correct", n_resamples=2000)
+    assert table["verdict"].tolist() == ["reproduced", "untestable (truncated)"]
+    assert table["share_at_limit"].tolist() == [0.0, 0.05]
+    alone = verdict_table(runs, claims[:1], system_col="position", value_col="correct", n_resamples=2000)
+    assert table["p_holm"].iloc[0] == alone["p_holm"].iloc[0]  # the untestable claim left the Holm family
+    one_cut = runs.assign(new_tokens=np.where((runs["position"] == "last") & (runs["qid"] == "q0"), 64, 20))
+    kept = verdict_table(one_cut, claims, system_col="position", value_col="correct", n_resamples=2000)
+    assert kept["verdict"].tolist() == ["reproduced", "reproduced"]  # 1 of 60 (1.7%) is under the 2% flag
+    assert "share_at_limit" not in verdict_table(runs.drop(columns="max_new_tokens"), claims[:1],
+                                                 system_col="position", value_col="correct").columns

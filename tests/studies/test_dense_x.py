@@ -8,6 +8,7 @@ from grainlab.studies.dense_x import (
     retrieved_contexts,
     unit_systems,
 )
+from tests.scripted_reader import ScriptedReader
 
 
 def squad_like():
@@ -41,20 +42,29 @@ def test_contexts_are_units_in_rank_order_within_the_budget(cache):
 
 
 def test_reader_runs_score_exact_match_and_answer_in_prediction():
-    from grainlab.readers import Generation
-
-    class Reader:
-        model_id = "test/reader"
-
-        def generate(self, prompts, progress=True):
-            return [Generation("Santa Clara" if "Document [1]" in p else "in California, Santa Clara", 10, 2, 0.1)
-                    for p in prompts]
-
+    reader = ScriptedReader(lambda p: "Santa Clara" if "Document [1]" in p else "in California, Santa Clara")
     data = squad_like()
     setting = {"retriever_label": "BM25", "unit": "passage", "l": 100}
-    rows = reader_runs(data, Reader(), [(setting, {"q1": [("Super_Bowl_50", "The game was in Santa Clara.")]})], ["q1"])
+    rows = reader_runs(data, reader, [(setting, {"q1": [("Super_Bowl_50", "The game was in Santa Clara.")]})], ["q1"])
     assert list(rows["unit"]) == ["passage", "closed-book"] and list(rows["l"]) == [100, 0]
     assert list(rows["em"]) == [1.0, 0.0] and list(rows["answer_in_prediction"]) == [1.0, 1.0]
+    assert list(rows["new_tokens"]) == [2, 2] and list(rows["max_new_tokens"]) == [32, 32]
+
+
+def test_a_sentence_answer_is_scored_by_its_extracted_short_answer():
+    """Issue 36 item 2: a reader answering in sentences scored EM 0 everywhere; the short-answer
+    step (LongRAG's extraction prompt) gives EM its span, and answer-in-prediction stays beside it."""
+    def answer(prompt):
+        if prompt.startswith("As an AI assistant"):  # the extraction step
+            return "Santa Clara"
+        return "Based on the provided search results, the game was played in Santa Clara, California."
+
+    reader = ScriptedReader(answer)
+    rows = reader_runs(squad_like(), reader, [({"unit": "passage"}, {"q1": [("t", "The game was in Santa Clara.")]})],
+                       ["q1"], closed_book=False)
+    assert rows[["short_answer", "extracted", "em", "answer_in_prediction"]].values.tolist() == [
+        ["Santa Clara", True, 1.0, 1.0]]
+    assert sum(p.startswith("As an AI assistant") for p in reader.prompts) == 1
 
 
 def test_means_with_ci_one_row_per_setting_in_first_seen_order():
@@ -81,3 +91,18 @@ def test_recall_points_keep_one_row_per_query_and_k():
                                           "Tokens@5"]})
     points = recall_points(per_query)
     assert list(points["k"]) == [5, 20, 5, 20] and list(points["recall"]) == [1.0, 0.0, 1.0, 1.0]
+
+
+def test_word_budget_recall_reads_the_first_words_of_the_units_in_rank_order(cache):
+    from grainlab.studies.dense_x import first_words, word_budget_recall
+
+    assert first_words(["a b c", "d e"], 4) == "a b c d" and first_words(["a b"], 5) == "a b"
+    data = squad_like()
+    sentences = unit_systems("bm25", "BM25", "sentences(n=1)")["sentence"]
+    table = word_budget_recall(data, sentences, [3, 7], cache).set_index(["qid", "l_words"])
+    # q1's best sentence is "The game was in Santa Clara." (6 words): the answer needs 6 words read
+    assert table.loc[("q1", 3), "recall"] == 0.0 and table.loc[("q1", 7), "recall"] == 1.0
+    assert table.loc[("q1", 3), "words_read"] == 3
+    passages = unit_systems("bm25", "BM25", "sentences(n=1)")["passage"]
+    whole = word_budget_recall(data, passages, [7], cache).set_index("qid")
+    assert whole.loc["q1", "recall"] == 0.0  # the passage spends its first words on "Denver won Super Bowl 50."

@@ -1,6 +1,9 @@
 """LongRAG corpora: passages, title documents and groups keep every question and its gold text."""
 
+import pytest
+
 from grainlab.data import Dataset, Document
+from grainlab.errors import ConfigError
 from grainlab.studies.longrag import (
     document_corpus,
     grouped_corpus,
@@ -8,6 +11,7 @@ from grainlab.studies.longrag import (
     passage_corpus,
     similarity_neighbours,
 )
+from tests.scripted_reader import ScriptedReader
 
 
 def sources():
@@ -39,21 +43,10 @@ def test_units_keep_text_and_gold(cache):
     assert "Berlin is the capital of Germany." in grouped.corpus[gold].text
 
 
-class EchoReader:
+def EchoReader(long_text):
     """A stand-in reader: the long answer repeats a fixed text; the extraction step answers 'Berlin'."""
-
-    response_prefix = ""
-    model_id = "test/echo"
-
-    def __init__(self, long_text):
-        self.long_text, self.prompts = long_text, []
-
-    def generate(self, prompts, progress=True):
-        from grainlab.readers import Generation
-
-        self.prompts += prompts
-        return [Generation("Berlin" if p.startswith("As an AI assistant") else self.long_text, len(p), 3, 0.1)
-                for p in prompts]
+    return ScriptedReader(lambda p: "Berlin" if p.startswith("As an AI assistant") else long_text, "test/echo",
+                          prompt_tokens=len, new_tokens=3)
 
 
 def test_reader_context_keeps_rank_order_and_the_budget():
@@ -112,3 +105,26 @@ def test_encoder_and_scoring_split_the_retriever_label():
     assert list(split["encoder"]) == ["BM25", "MiniLM", "MiniLM", "MiniLM", "nomic"]
     assert list(split["scoring"]) == ["whole unit", "whole unit", "MaxP", "first 512 tokens",
                                       "whole unit (≤ its context)"]
+
+
+def test_long_units_scored_by_their_best_member_passage_never_recall_less_than_passages():
+    """Issue 36 item 4: the bound MaxP over member passages implies — a unit holding the top
+    passage is the top unit, so its answer recall at k cannot fall below the passages' at k."""
+    from grainlab.evaluation.answers import answer_recall
+    from grainlab.studies.longrag import member_passage_bound, member_sources
+
+    pool = sources()
+    passages = passage_corpus(pool, words=100)
+    documents = document_corpus(pool)
+    grouped = grouped_corpus(documents, {"Paris": ["Berlin"], "Berlin": ["Paris"], "Rome": []}, max_tokens=4000)
+    assert sorted(member_sources(documents)["Paris"]) == ["nq:p1", "nq:p2"]
+    assert sorted(s for members in member_sources(grouped).values() for s in members) == sorted(pool.corpus)
+    # passages ranked: one of Paris first, Berlin's second, Rome's last
+    order = [p for p in passages.corpus if p.startswith("nq:p1")][:1] + ["nq:p3#0", "squad:s1#0"]
+    run = {"q1": [(p, 1.0 - i / 10) for i, p in enumerate(order)]}
+    bound = member_passage_bound(passages, run, documents, [1, 2]).set_index("measure")["value"]
+    assert bound.to_dict() == {"AnswerRecall@1": 0.0, "AnswerRecall@2": 1.0}  # Paris, then Berlin
+    flat = answer_recall(run, {p: d.text for p, d in passages.corpus.items()}, passages.answers, [1, 2])
+    assert (bound.to_numpy() >= flat.set_index("measure")["value"].to_numpy()).all()
+    with pytest.raises(ConfigError, match="member passages"):
+        member_passage_bound(passages, run, passages, [1])

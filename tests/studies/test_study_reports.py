@@ -43,19 +43,23 @@ def test_chunk_size_optimum_shift_compares_best_sizes_and_counts_significant_lar
 
 def test_late_chunking_report_carries_the_paired_test():
     scores = pd.Series({"no chunking": 0.60, "naive · fixed 256 tokens": 0.61, "late · fixed 256 tokens": 0.63})
-    test = pd.DataFrame([{"system": "late · fixed 256 tokens", "delta": 0.02, "p_randomization_holm": 0.04}])
+    test = pd.DataFrame([{"system": "late · fixed 256 tokens", "delta": 0.02, "p_randomization": 0.01,
+                          "p_randomization_holm": 0.04}])
     rows = late_chunking.report(scores, test, "note").rows.set_index("arm")
+    # one Holm p per claim, the verdict table's: the study table shows the unadjusted p, so named
+    assert rows.loc["late · fixed 256 tokens", "p (randomization, unadjusted)"] == 0.01
+    assert not any("Holm" in column for column in rows.columns)
     assert rows.loc["late · fixed 256 tokens", "ours"] == 63.0 and rows.loc["late · fixed 256 tokens", "paper"] == 66.10
     assert rows.loc["late · fixed 256 tokens", "delta vs naive"] == 2.0
     assert pd.isna(rows.loc["no chunking", "delta vs naive"])
 
 
 def test_longrag_recall_table_and_report():
-    aggregate = pd.DataFrame({"unit": ["documents"] * 4, "retriever_label": ["MiniLM · MaxP"] * 4,
+    aggregate = pd.DataFrame({"unit": ["documents"] * 4, "retriever_label": ["bge-small · MaxP 512"] * 4,
                               "corpus_size": [10] * 4, "measure": ["AnswerRecall@1", "Tokens@1", "AnswerRecall@5",
                                                                    "Tokens@5"], "mean": [0.5, 800.0, 0.9, 4000.0]})
     table = longrag.recall_table(aggregate)
-    assert table.to_dict("records")[0] == {"unit": "documents", "retriever": "MiniLM · MaxP", "corpus size": 10,
+    assert table.to_dict("records")[0] == {"unit": "documents", "retriever": "bge-small · MaxP 512", "corpus size": 10,
                                            "units retrieved": 1, "avg tokens": 800.0, "answer recall": 0.5}
     reader = pd.DataFrame([{"model": "Qwen/Qwen2.5-Coder-0.5B-Instruct", "setting": "documents", "n": 4, "em": 0.25,
                             "em_low": 0.0, "em_high": 0.75, "answer_in_long": 0.5, "context_has_answer": 0.75}])

@@ -142,12 +142,22 @@ class PropositionChunker(Chunker):
         return [c for dec in self.decompose(docs) for c in self._units(by_id[dec.doc_id], dec)]
 
 
-def decomposition_report(decompositions: list[PassageDecomposition], docs: dict[str, Document]) -> dict[str, float]:
+def decomposition_report(decompositions: list[PassageDecomposition], docs: dict[str, Document],
+                         max_new_tokens: int | None = None) -> dict[str, float]:
     """Proposition statistics comparable with the paper's (6.3 propositions per passage and 11.2
     words per proposition): counts, parse outcomes, how much of each proposition the passage
     supports (``word_support``) and how much of each decomposed passage its propositions still say
-    (``passage_word_coverage``, over passages that kept propositions)."""
+    (``passage_word_coverage``, over passages that kept propositions). With the propositionizer's
+    ``max_new_tokens``: the share of outputs that used the whole budget (``at_limit_share``), split
+    into those that were looping (``looped_share``: exact repeats removed — a larger budget only
+    repeats more) and those cut mid-list (``cut_share``: propositions lost at the passage's end)."""
     n = len(decompositions)
+    limit = {}
+    if max_new_tokens is not None:
+        at_limit = [d for d in decompositions if d.new_tokens >= max_new_tokens]
+        looped = sum(d.repeats > 0 for d in at_limit)
+        limit = {"at_limit_share": len(at_limit) / n if n else 0.0, "looped_share": looped / n if n else 0.0,
+                 "cut_share": (len(at_limit) - looped) / n if n else 0.0}
     kept = [p for d in decompositions for p in d.kept]
     parsed = [d for d in decompositions if d.status != "failed"]
     status = {s: sum(d.status == s for d in decompositions) / n if n else 0.0
@@ -169,4 +179,5 @@ def decomposition_report(decompositions: list[PassageDecomposition], docs: dict[
         "new_tokens_per_passage": sum(d.new_tokens for d in decompositions) / n if n else 0.0,
         **{f"{s}_share": v for s, v in status.items()},
         "fallback_share": status["failed"] + status["unsupported"],
+        **limit,
     }

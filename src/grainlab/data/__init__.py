@@ -10,7 +10,7 @@ from grainlab import settings
 from grainlab.data.beir_format import document_text, load_beir_folder
 from grainlab.data.chroma_eval import FILES as CHROMA_FILES
 from grainlab.data.chroma_eval import load_chroma_eval
-from grainlab.data.clusters import gold_clusters
+from grainlab.data.clusters import evidence_clusters, gold_clusters
 from grainlab.data.locate import ensure_local, local_path
 from grainlab.data.qa_formats import load_nq_oracle, load_squad_format
 from grainlab.data.registry import REGISTRY, DatasetSpec, get_spec
@@ -21,7 +21,7 @@ from grainlab.data.validate import check_dataset, check_release
 from grainlab.errors import ConfigError, DatasetNotFound
 
 __all__ = [
-    "Dataset", "DatasetSpec", "Document", "REGISTRY", "available", "document_text", "get_spec", "gold_clusters",
+    "Dataset", "DatasetSpec", "Document", "REGISTRY", "available", "document_text", "evidence_clusters", "get_spec", "gold_clusters",
     "UnverifiedDatasetWarning", "is_folder_path", "join_articles", "load_beir_path", "load_dataset", "sample_dataset", "sample_label", "stitch_documents",
 ]
 

@@ -97,9 +97,11 @@ def cluster_randomization_test(a: np.ndarray, b: np.ndarray, clusters: np.ndarra
     """Two-sided paired randomization test of mean(a − b) = 0 for questions that share a unit
     (``clusters``: one label per pair, e.g. the gold document): the sign flips per cluster of
     summed differences, so questions of one cluster move together. With one question per cluster
-    this is :func:`randomization_test`."""
+    this is :func:`randomization_test`. One cluster cannot be tested: p = 1."""
     sum_a, _ = _cluster_sums(a, clusters)
     sum_b, _ = _cluster_sums(b, clusters)
+    if sum_a.size < 2:  # a single cluster: its one sign flip is the observed difference or its mirror
+        return 1.0
     # swapping a cluster's arms flips the sign of its summed difference; the mean over clusters is
     # the overall mean × N / C, a constant factor that leaves the p-value unchanged
     return randomization_test(sum_a, sum_b, n_resamples, seed)

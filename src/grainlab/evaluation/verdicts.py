@@ -11,7 +11,9 @@ test's Holm-corrected p-value and the 95% interval of the mean difference:
   effect when questions cluster;
 - **untestable (floor)** / **untestable (ceiling)** — both arms score 0 (or 1) on every query: the
   measurement cannot tell the arms apart, so no test is run (a harness or metric problem to fix,
-  not evidence either way).
+  not evidence either way);
+- **untestable (truncated)** — an arm is a reader run where more than 2% of the generations stopped
+  at the token limit: it measures the budget, not the reader, so no test is run either.
 
 When questions share a unit (a gold document, an article, a stitched document), ``clusters``
 labels each pair and the interval, the p-value and the design effect are cluster-aware
@@ -31,6 +33,8 @@ from grainlab.evaluation.significance import bootstrap_ci, cluster_bootstrap_ci,
 
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 UNTESTABLE_FLOOR, UNTESTABLE_CEILING = "untestable (floor)", "untestable (ceiling)"
+UNTESTABLE_TRUNCATED = "untestable (truncated)"
+UNTESTABLE = (UNTESTABLE_FLOOR, UNTESTABLE_CEILING, UNTESTABLE_TRUNCATED)
 
 
 def at_bound(a: np.ndarray, b: np.ndarray, floor: float = 0.0, ceiling: float = 1.0) -> str | None:

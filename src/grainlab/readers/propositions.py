@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from grainlab.readers import limits
 from grainlab.readers.base import Generation, Reader
 
 PROPOSITIONIZER_MODEL = "chentong00/propositionizer-wiki-flan-t5-large"
@@ -177,16 +178,19 @@ def propositionize(reader: Reader, passages: Sequence[tuple[str, str]], progress
 
     With ``constrain`` and a reader that takes grammars (llama.cpp), a passage whose free output is
     not a valid JSON list is generated again under :data:`JSON_LIST_AFTER_PREFIX`; its generation
-    says ``constrained=True``, so how often the constraint was needed is counted."""
+    says ``constrained=True``, so how often the constraint was needed is counted. An output that
+    used the whole token budget is not generated again: greedy decoding under the grammar follows
+    the same path (a model that loops on one proposition loops again) and ends at the same limit."""
     if reader.is_seq2seq:
         prompts, prefix = [propositionizer_input(title, text) for title, text in passages], ""
     else:
         prompts, prefix = [proposition_prompt(title, text) for title, text in passages], reader.response_prefix
-    generations = reader.generate(prompts, progress=progress)
+    generations = limits.generate(reader, prompts, progress=progress)
     results = [(parse_propositions(prefix + g.text), prefix + g.text, g) for g in generations]
     if constrain and reader.supports_grammar and prefix == '["':
-        retry = [i for i, (parsed, _, _) in enumerate(results) if parsed.status != "json"]
-        again = reader.generate([prompts[i] for i in retry], progress=progress, grammar=JSON_LIST_AFTER_PREFIX)
+        retry = [i for i, (parsed, _, generation) in enumerate(results)
+                 if parsed.status != "json" and generation.new_tokens < reader.max_new_tokens]
+        again = limits.generate(reader, [prompts[i] for i in retry], progress=progress, grammar=JSON_LIST_AFTER_PREFIX)
         for i, generation in zip(retry, again):
             results[i] = (parse_propositions(prefix + generation.text), prefix + generation.text, generation)
     return results

@@ -18,11 +18,15 @@ import pandas as pd
 
 from grainlab.errors import ConfigError, DuplicateContrastWarning
 from grainlab.evaluation.significance import cluster_randomization_test, holm, randomization_test
-from grainlab.evaluation.verdicts import at_bound, verdict_row
+from grainlab.evaluation.verdicts import UNTESTABLE_TRUNCATED, at_bound, verdict_row
+from grainlab.studies.token_limits import FLAG_SHARE
 
 VERDICT_COLUMNS = ("claim", "paper", "ours", "system", "baseline", "measure", "n", "effect", "ci_low", "ci_high",
                    "p", "p_holm", "verdict", "queries_needed", "paper_effect", "paper_effect_excluded", "deviation")
 CLUSTER_COLUMNS = ("cluster", "clusters", "design_effect")
+LIMIT_COLUMNS = ("share_at_limit",)
+"""Reader tables only (rows with ``new_tokens`` and ``max_new_tokens``): the larger of the two
+arms' shares of generations that stopped at the token limit."""
 SPEC_COLUMNS = ("dataset", "retriever", "chunker", "aggregate", "stage")
 """The columns of an engine per-query table that identify a system (retriever and chunker required)."""
 
@@ -89,6 +93,21 @@ def paired_with_clusters(per_query: pd.DataFrame, claim: Claim, system_col: str 
     return both[claim.system].to_numpy(dtype=float), both[claim.baseline].to_numpy(dtype=float), clusters
 
 
+def share_at_limit(per_query: pd.DataFrame, claim: Claim, system_col: str = "system") -> float | None:
+    """The larger of the two arms' shares of generations that used their whole token budget
+    (``new_tokens ≥ max_new_tokens``) on the claim's rows; ``None`` for tables that are not reader
+    runs (no ``new_tokens`` and ``max_new_tokens`` columns)."""
+    rows = claim_rows(per_query, claim)
+    if not {"new_tokens", "max_new_tokens"} <= set(rows.columns):
+        return None
+    shares = []
+    for label in (claim.system, claim.baseline):
+        arm = rows[rows[system_col] == label]
+        generated = arm.dropna(subset=["new_tokens", "max_new_tokens"])
+        shares.append(float((generated["new_tokens"] >= generated["max_new_tokens"]).mean()) if len(generated) else 0.0)
+    return max(shares)
+
+
 def contrast_key(per_query: pd.DataFrame, claim: Claim, system_col: str = "system") -> tuple | None:
     """What a claim really compares: its measure and, for each arm, the engine systems behind its
     label (:data:`SPEC_COLUMNS`) and the queries it is scored on — two claims with one key are the
@@ -143,8 +162,10 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
     ``cluster_col`` names the unit questions share (gold document, article, stitched document):
     the interval and the test then resample and flip whole clusters, and the ``cluster``,
     ``clusters`` and ``design_effect`` columns say so (``question``, n, 1 without it).
-    A contrast whose arms are both 0 (or 1) everywhere is ``untestable (floor)`` (``ceiling``)
-    and stays out of the Holm family; the same contrast twice is kept once (:func:`unique_contrasts`)."""
+    A contrast whose arms are both 0 (or 1) everywhere is ``untestable (floor)`` (``ceiling``),
+    one whose reader runs stopped at the token limit more often than :data:`FLAG_SHARE` is
+    ``untestable (truncated)`` (``share_at_limit`` says how often); both stay out of the Holm
+    family, and the same contrast twice is kept once (:func:`unique_contrasts`)."""
     if not claims:
         return pd.DataFrame(columns=[*VERDICT_COLUMNS, *CLUSTER_COLUMNS])
     claims = unique_contrasts(per_query, claims, system_col)
@@ -152,7 +173,9 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
     empty = [c.claim for c, (a, _, _) in zip(claims, pairs) if a.size == 0]
     if empty:
         raise ConfigError(f"no query has scores for both arms of: {empty}")
-    bounded = [at_bound(a, b) for a, b, _ in pairs]
+    limit_shares = [share_at_limit(per_query, claim, system_col) for claim in claims]
+    bounded = [UNTESTABLE_TRUNCATED if share is not None and share > FLAG_SHARE else at_bound(a, b)
+               for (a, b, _), share in zip(pairs, limit_shares)]
 
     def p_value(a: np.ndarray, b: np.ndarray, clusters: np.ndarray | None) -> float:
         if a.size < 2:  # one pair cannot be tested: p = 1, so its verdict is inconclusive
@@ -167,7 +190,8 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
     for i, adjusted in zip(testable, holm([p_raw[i] for i in testable])):
         p_adjusted[i] = adjusted
     rows = []
-    for claim, (a, b, clusters), p, p_holm, bound in zip(claims, pairs, p_raw, p_adjusted, bounded):
+    for claim, (a, b, clusters), p, p_holm, bound, limit_share in zip(claims, pairs, p_raw, p_adjusted, bounded,
+                                                                      limit_shares):
         tested = verdict_row(a - b, p_holm, claim.direction, claim.paper_effect, n_resamples=n_resamples, seed=seed,
                              family_size=max(len(testable), 1), clusters=clusters)
         if bound:
@@ -178,9 +202,12 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
                **tested, "p": p, "paper_effect": claim.paper_effect, "deviation": claim.deviation}
         row["ours"] = _ours(row, scale)
         row["paper_effect_excluded"] = paper_effect_excluded(row)
+        if limit_share is not None:
+            row["share_at_limit"] = limit_share
         rows.append(row)
     table = pd.DataFrame(rows)
-    return table[[*VERDICT_COLUMNS[:6], *where_columns(table), *VERDICT_COLUMNS[6:], *CLUSTER_COLUMNS,
+    limit = [c for c in LIMIT_COLUMNS if c in table.columns]
+    return table[[*VERDICT_COLUMNS[:6], *where_columns(table), *VERDICT_COLUMNS[6:], *CLUSTER_COLUMNS, *limit,
                   "effect_for_power"]]
 
 
@@ -188,7 +215,8 @@ def where_columns(table: pd.DataFrame) -> list[str]:
     """The columns a verdict table has beyond :data:`VERDICT_COLUMNS`: the claims' filters (and any
     column a notebook added, such as ``family``)."""
     return [c for c in table.columns
-            if c not in VERDICT_COLUMNS and c not in CLUSTER_COLUMNS and c != "effect_for_power"]
+            if c not in VERDICT_COLUMNS and c not in CLUSTER_COLUMNS and c not in LIMIT_COLUMNS
+            and c != "effect_for_power"]
 
 
 MIN_PAIRS_TO_EXCLUDE = 20

@@ -14,14 +14,17 @@ import pandas as pd
 
 from grainlab.cache import ArtifactCache
 from grainlab.data.types import Dataset
-from grainlab.evaluation.answers import best_subspan_em, exact_match
+from grainlab.errors import ConfigError
+from grainlab.evaluation.answers import best_subspan_em, exact_match, has_answer
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import System, rank, split_cutoff
+from grainlab.readers import limits
 from grainlab.readers.base import Reader
 from grainlab.readers.prompts import closedbook_prompt, qa_prompt, within_budget
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.studies.claims import Claim
 from grainlab.studies.report import Report
+from grainlab.studies.short_answers import short_answers
 from grainlab.types import Chunk
 
 UNIT_CHUNKERS = {"passage": "none", "sentence": "sentences(n=1)"}
@@ -86,11 +89,55 @@ def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cac
     return contexts
 
 
+def first_words(texts: Sequence[str], budget_words: int) -> str:
+    """The first ``budget_words`` whitespace-separated words of ``texts`` read in order."""
+    words: list[str] = []
+    for text in texts:
+        words.extend(text.split()[: budget_words - len(words)])
+        if len(words) >= budget_words:
+            break
+    return " ".join(words)
+
+
+def word_budget_recall(dataset: Dataset, system: System, budgets_words: Sequence[int],
+                       cache: ArtifactCache | None = None, depth: int = 100) -> pd.DataFrame:
+    """The paper's recall within a word budget: per question and ``l``, 1 if a gold answer occurs
+    in the first ``l`` words of the top-ranked *units* read in rank order (a proposition's text is
+    its rewrite), else 0 — a smaller unit spends fewer words per hit. Columns ``qid``, ``l_words``,
+    ``recall``, ``words_read``; ``depth`` units must hold the largest budget (an error otherwise)."""
+    run, units = rank(dataset, System(system.retriever, system.chunker, None), depth, cache)
+    by_id: dict[str, Chunk] = {u.chunk_id: u for u in units}
+    largest = max(budgets_words)
+    rows = []
+    for qid, ranking in run.items():
+        texts = [by_id[u].rewrite or by_id[u].text for u, _ in ranking]
+        available = sum(len(t.split()) for t in texts)
+        for budget in budgets_words:
+            read = first_words(texts, budget)
+            rows.append({"qid": qid, "l_words": budget, "recall": float(has_answer(read, dataset.answers[qid])),
+                         "words_read": len(read.split())})
+        if available < largest and len(ranking) == depth:
+            raise ConfigError(f"the top {depth} units of {system.display} hold {available} words, fewer than the "
+                              f"{largest}-word budget: raise depth")
+    return pd.DataFrame(rows)
+
+
+def word_budget_claims(retrievers: Sequence[str], budgets_words: Sequence[int], deviation: str) -> list[Claim]:
+    """Per retriever and word budget: propositions put the answer within the first ``l`` retrieved
+    words more often than passages (the paper's recall-vs-words comparison; no effect size given)."""
+    return [Claim(f"propositions put the answer within the first {budget} retrieved words more often",
+                  "answer recall within l retrieved words: proposition > passage (Dense X, §5)", "proposition",
+                  "passage", None, +1, None, {"retriever_label": retriever, "l_words": budget}, deviation)
+            for retriever in retrievers for budget in budgets_words]
+
+
 def reader_runs(dataset: Dataset, reader: Reader,
                 contexts: Sequence[tuple[Mapping[str, object], Mapping[str, list[tuple[str, str]]]]],
                 question_ids: Sequence[str], closed_book: bool = True) -> pd.DataFrame:
-    """One row per question × setting: the reader's answer, exact match and answer-in-prediction
-    (``best_subspan_em``). ``contexts`` pairs a setting's columns (``{"retriever_label": "BM25",
+    """One row per question × setting: the reader's answer, its short answer (LongRAG's extraction
+    step when the answer's first line is longer than five words, :mod:`grainlab.studies.short_answers`),
+    exact match of the short answer (the paper's EM) and answer-in-prediction (``best_subspan_em``
+    of the whole answer), and the tokens generated against the budget. ``contexts`` pairs a setting's columns (``{"retriever_label": "BM25",
     "unit": "proposition", "l": 100}``) with each question's documents; the closed-book rows
     have ``unit="closed-book"`` and ``l=0``."""
     jobs, prompts = [], []
@@ -102,12 +149,17 @@ def reader_runs(dataset: Dataset, reader: Reader,
         if closed_book:
             jobs.append((qid, {"retriever_label": "none", "unit": "closed-book", "l": 0}, answers))
             prompts.append(closedbook_prompt(question))
+    generations = limits.generate(reader, prompts)
+    shorts = short_answers(reader, [dataset.queries[qid] for qid, _, _ in jobs], generations)
     rows = []
-    for (qid, setting, answers), generation in zip(jobs, reader.generate(prompts)):
+    for (qid, setting, answers), generation, answer in zip(jobs, generations, shorts):
         rows.append({"model": reader.model_id, "qid": qid, **setting, "prediction": generation.text,
-                     "em": exact_match(generation.text, answers),
+                     "short_answer": answer.short, "extracted": answer.extracted,
+                     "em": exact_match(answer.short, answers),
                      "answer_in_prediction": best_subspan_em(generation.text, answers),
-                     "prompt_tokens": generation.prompt_tokens, "seconds": generation.seconds,
+                     "prompt_tokens": generation.prompt_tokens, "new_tokens": generation.new_tokens,
+                     "max_new_tokens": reader.max_new_tokens,
+                     "seconds": generation.seconds + (answer.extraction.seconds if answer.extraction else 0.0),
                      "answers": "|".join(answers)})
     return pd.DataFrame(rows)
 
@@ -143,7 +195,8 @@ def report(recall: pd.DataFrame, significance: pd.DataFrame, stats: Mapping[str,
     statistics against the paper's, and the reader's EM per setting.
 
     ``recall``: ``retriever_label, unit, k, recall``; ``significance``: ``paired_comparison`` rows
-    (``system`` = ``<retriever> · <unit>``); ``em``: ``means_with_ci`` over reader runs."""
+    (``system`` = ``<retriever> · <unit>``; shown unadjusted — each claim's one Holm correction is
+    the verdict table's); ``em``: ``means_with_ci`` over reader runs."""
     paper = ", ".join(f"{r.retriever} {r.passage} → {r.proposition}" for r in PAPER_SQUAD_R5.itertuples())
     tests = significance[significance["measure"] == ANSWER_RECALL @ 5].set_index("system")
     rows = []
@@ -155,7 +208,7 @@ def report(recall: pd.DataFrame, significance: pd.DataFrame, stats: Mapping[str,
                      "paper": f"SQuAD R@5 passage → proposition: {paper}" if row.unit == "proposition" else "",
                      "ours": round(100 * float(row.recall), 1),
                      "delta vs passage": round(100 * float(tests.loc[label, "delta"]), 1) if label in tests.index else None,
-                     "p (randomization, Holm)": float(tests.loc[label, "p_randomization_holm"]) if label in tests.index else None})
+                     "p (randomization, unadjusted)": float(tests.loc[label, "p_randomization"]) if label in tests.index else None})
     for name, value in PAPER_PROPOSITION_STATS.items():
         rows.append({"claim": "propositionizer output", "retriever": "", "unit": name.replace("_", " "),
                      "paper": value, "ours": round(float(stats[name]), 2)})

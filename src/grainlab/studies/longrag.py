@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,22 +22,19 @@ from grainlab.cache import ArtifactCache
 from grainlab.chunking.base import get_chunker
 from grainlab.chunking.grouping import group_documents, symmetric
 from grainlab.data.types import Dataset, Document
-from grainlab.evaluation.answers import best_subspan_em, exact_match, first_line, has_answer
+from grainlab.errors import ConfigError
+from grainlab.evaluation.answers import answer_recall, best_subspan_em, exact_match, has_answer
 from grainlab.evaluation.registry import ANSWER_RECALL, TOKENS
 from grainlab.experiments import System, split_cutoff
 from grainlab.models.tokenizers import get_tokenizer
+from grainlab.readers import limits
 from grainlab.readers.base import Reader
-from grainlab.readers.prompts import (
-    after_answer_label,
-    closedbook_prompt,
-    longrag_prompt,
-    short_answer_prompt,
-    within_budget,
-)
+from grainlab.readers.prompts import closedbook_prompt, longrag_prompt, within_budget
 from grainlab.retrieval import index_titled_documents
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.studies.claims import Claim
 from grainlab.studies.report import Report
+from grainlab.studies.short_answers import short_answers
 
 SEPARATOR = "\n\n"
 UNITS = ("passages", "documents", "grouped documents")
@@ -80,7 +77,7 @@ def passage_corpus(dataset: Dataset, words: int = 100) -> Dataset:
             home[chunk.chunk_id] = doc.doc_id
     qrels = {q: {u: 1 for u, d in home.items() if d in judged} for q, judged in dataset.qrels.items()}
     return Dataset(f"{dataset.name}_passages", corpus, dataset.queries, qrels, dataset.answers,
-                   info={**dataset.info, "unit": f"passages ({words} words)"})
+                   info={**dataset.info, "unit": f"passages ({words} words)", "source_of": home})
 
 
 def document_corpus(dataset: Dataset) -> Dataset:
@@ -156,22 +153,19 @@ def long_reader_runs(units_by_setting: dict[str, tuple[Dataset, dict[str, list[t
         if closed_book:
             jobs.append({"qid": qid, "setting": "closed-book", "answers": answers, "context_has_answer": 0.0})
             prompts.append(closedbook_prompt(question))
-    long = reader.generate(prompts)
-    answers = [after_answer_label(first_line(g.text)) for g in long]
-    needs = [i for i, answer in enumerate(answers) if len(answer.split()) > extract_over_words]
-    extracted = dict(zip(needs, reader.generate([short_answer_prompt(any_units.queries[jobs[i]["qid"]], answers[i])
-                                                 for i in needs])))
+    long = limits.generate(reader, prompts)
+    shorts = short_answers(reader, [any_units.queries[job["qid"]] for job in jobs], long, extract_over_words)
     rows = []
-    for i, (job, generation) in enumerate(zip(jobs, long)):
-        short = after_answer_label(first_line(extracted[i].text)) if i in extracted else answers[i]
+    for job, generation, answer in zip(jobs, long, shorts):
         rows.append({"model": reader.model_id, "qid": job["qid"], "setting": job["setting"],
                      "long_answer": generation.text,
-                     "short_answer": short, "extracted": i in extracted,
-                     "em": exact_match(short, job["answers"]),
+                     "short_answer": answer.short, "extracted": answer.extracted,
+                     "em": exact_match(answer.short, job["answers"]),
                      "answer_in_long": best_subspan_em(generation.text, job["answers"]),
                      "context_has_answer": job["context_has_answer"], "confidence": confidence(generation.token_logprobs),
-                     "prompt_tokens": generation.prompt_tokens,
-                     "seconds": generation.seconds + (extracted[i].seconds if i in extracted else 0.0),
+                     "prompt_tokens": generation.prompt_tokens, "new_tokens": generation.new_tokens,
+                     "max_new_tokens": reader.max_new_tokens,
+                     "seconds": generation.seconds + (answer.extraction.seconds if answer.extraction else 0.0),
                      "answers": "|".join(job["answers"])})
     return pd.DataFrame(rows)
 
@@ -194,19 +188,58 @@ def confidence_table(reader_rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def systems(unit: str, dense: str, pieces: str, long_dense: str = "", long_label: str = "nomic") -> list[System]:
+def systems(unit: str, dense: str, pieces: str, long_dense: str = "", long_label: str = "nomic",
+            maxp: Mapping[str, tuple[str, Mapping[int, str]]] | None = None) -> list[System]:
     """BM25 and the dense encoder over one unit type; long units also by their best piece (MaxP),
     by their first window, and — with ``long_dense``, a long-context encoder — by their whole text
-    up to its context (tags ``unit``, ``retriever_label``)."""
+    up to its context (tags ``unit``, ``retriever_label``). ``maxp`` adds encoders scored as the
+    paper scores long units — label → (dense spec, window size → piece chunker): the encoder alone
+    on passages, ``<label> · MaxP <size>`` on long units."""
     specs = [("BM25", "bm25", "none", None)]
     if unit == "passages":
         specs.append(("MiniLM", dense, "none", None))
+        specs += [(label, spec, "none", None) for label, (spec, _) in (maxp or {}).items()]
     else:
         specs += [("MiniLM · MaxP", dense, pieces, "max"), ("MiniLM · first 512 tokens", dense, "none", None)]
+        specs += [(f"{label} · MaxP {size}", spec, chunker, "max")
+                  for label, (spec, windows) in (maxp or {}).items() for size, chunker in windows.items()]
         if long_dense:
             specs.append((f"{long_label} · whole unit (≤ its context)", long_dense, "none", None))
     return [System(retriever, chunker, aggregate, label=label, tags={"unit": unit, "retriever_label": label})
             for label, retriever, chunker, aggregate in specs]
+
+
+def member_sources(units: Dataset) -> dict[str, list[str]]:
+    """Each long unit's source passages: a document's (``info["members"]``) or a group's, through
+    its documents (``info["groups"]``)."""
+    documents = units.info.get("members")
+    if not documents:
+        raise ConfigError(f"{units.name}: no member passages recorded (make it with document_corpus or grouped_corpus)")
+    groups = units.info.get("groups")
+    if not groups:
+        return {d: list(sources) for d, sources in documents.items()}  # type: ignore[union-attr]
+    return {g: [s for d in members for s in documents[d]] for g, members in groups.items()}  # type: ignore[index]
+
+
+def member_passage_bound(passages: Dataset, passage_run: Mapping[str, Sequence[tuple[str, float]]],
+                         units: Dataset, ks: Sequence[int]) -> pd.DataFrame:
+    """The bound MaxP over member passages implies: each long unit scored by the best score of the
+    passages it holds (from ``passage_run``, a ranking of ``passages``' units), so the top unit
+    holds the top passage and its answer recall at k units cannot fall below the passages' at k.
+    Per-query ``AnswerRecall@k`` rows (``qid, measure, value``) over ``units``' texts."""
+    source_of = passages.info.get("source_of")
+    if not source_of:
+        raise ConfigError(f"{passages.name}: no source passages recorded (make it with passage_corpus)")
+    unit_of = {source: unit for unit, sources in member_sources(units).items() for source in sources}
+    runs = {}
+    for qid, ranking in passage_run.items():
+        best: dict[str, float] = {}
+        for passage, score in ranking:
+            unit = unit_of[source_of[passage]]  # type: ignore[index]
+            best.setdefault(unit, score)  # rankings are best first: the first score is the maximum
+        runs[qid] = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+    texts = {u: doc.text for u, doc in units.corpus.items()}
+    return answer_recall(runs, texts, {q: units.answers[q] for q in units.queries}, ks)
 
 
 def measures(ks: Sequence[int]) -> list[str]:
@@ -244,26 +277,34 @@ def with_encoder_and_scoring(points: pd.DataFrame) -> pd.DataFrame:
     return points.assign(encoder=parts.str[0], scoring=parts.str[1].fillna("whole unit"))
 
 
-MAIN_RETRIEVERS = {"BM25": "BM25", "MiniLM": "dense", "MiniLM · MaxP": "dense"}
+MAIN_ENCODER, MAIN_WINDOW = "bge-small", 512
+
+
+def main_retrievers(encoder: str = MAIN_ENCODER, window: int = MAIN_WINDOW) -> dict[str, str]:
+    """The retrievers the claims read, label → ``BM25`` or ``dense``: the dense encoder alone on
+    passages and by MaxP over ``window``-token pieces on long units — the paper's design, with an
+    encoder trained at 512 tokens (bge-small-en-v1.5; the paper: bge-large)."""
+    return {"BM25": "BM25", encoder: "dense", f"{encoder} · MaxP {window}": "dense"}
 UNIT_CLAIMS = (("documents", "passages", "69.45 vs 52.24"), ("grouped documents", "passages", "71.69 vs 52.24"),
                ("grouped documents", "documents", "71.69 vs 69.45"))
 
 
-def recall_claims(measure: str, corpus_note: str) -> list[Claim]:
+def recall_claims(measure: str, corpus_note: str, encoder: str = MAIN_ENCODER) -> list[Claim]:
     """Longer units beat shorter ones at one unit retrieved (the paper's NQ AR@1), for BM25 and
     the dense retriever (MaxP for long units); compared on column ``unit`` of :func:`claim_rows`."""
     paper_ar = {"passages": 52.24, "documents": 69.45, "grouped documents": 71.69}
     return [Claim(f"{longer} beat {shorter} at one unit ({measure})", f"NQ AR@1 {text}", longer, shorter, measure,
                   +1, (paper_ar[longer] - paper_ar[shorter]) / 100, {"retriever": retriever},
-                  f"{'MiniLM' if retriever == 'dense' else 'BM25'} (paper: bge-large); {corpus_note}")
+                  f"{encoder if retriever == 'dense' else 'BM25'} (paper: bge-large); {corpus_note}")
             for retriever in ("dense", "BM25") for longer, shorter, text in UNIT_CLAIMS]
 
 
-def claim_rows(per_query: pd.DataFrame) -> pd.DataFrame:
+def claim_rows(per_query: pd.DataFrame, encoder: str = MAIN_ENCODER, window: int = MAIN_WINDOW) -> pd.DataFrame:
     """The per-query rows of the main retriever of each unit type, labelled ``retriever`` BM25 or
-    dense (MiniLM on passages, MiniLM · MaxP on long units)."""
-    rows = per_query[per_query["retriever_label"].isin(list(MAIN_RETRIEVERS))]
-    return rows.assign(retriever=rows["retriever_label"].map(MAIN_RETRIEVERS))
+    dense (:func:`main_retrievers`)."""
+    main = main_retrievers(encoder, window)
+    rows = per_query[per_query["retriever_label"].isin(list(main))]
+    return rows.assign(retriever=rows["retriever_label"].map(main))
 
 
 def reader_claims(models: Sequence[str]) -> list[Claim]:
@@ -275,10 +316,12 @@ def reader_claims(models: Sequence[str]) -> list[Claim]:
                   f"{model.split('/')[-1]} (paper: {PAPER_NQ_READER_EM['reader']})") for model in models]
 
 
-def report(table: pd.DataFrame, reader_table: pd.DataFrame, note: str, verdicts: pd.DataFrame | None = None) -> Report:
+def report(table: pd.DataFrame, reader_table: pd.DataFrame, note: str, verdicts: pd.DataFrame | None = None,
+           encoder: str = MAIN_ENCODER, window: int = MAIN_WINDOW) -> Report:
     """The paper's NQ answer recall beside ours (dense retriever, MaxP for long units) at the
     paper's numbers of units, and the reader's EM per setting beside the paper's."""
-    ours = table[table["retriever"].isin(["MiniLM", "MiniLM · MaxP"])]
+    dense = [label for label, kind in main_retrievers(encoder, window).items() if kind == "dense"]
+    ours = table[table["retriever"].isin(dense)]
     side = PAPER_NQ_RECALL.merge(ours, on=["unit", "units retrieved"], how="left")
     rows = [{"claim": "fewer, longer units reach higher answer recall (NQ, %)", "unit": r["unit"],
              "units retrieved": r["units retrieved"], "paper": r["paper AR"],

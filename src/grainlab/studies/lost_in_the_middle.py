@@ -12,7 +12,9 @@ import pandas as pd
 
 from grainlab.data.lost_in_the_middle import KVExample, MultiDocExample
 from grainlab.evaluation.answers import best_subspan_em, first_line, kv_accuracy
-from grainlab.evaluation.significance import bootstrap_ci, holm, paired_comparison
+from grainlab.evaluation.significance import bootstrap_ci, paired_comparison
+from grainlab.evaluation.verdicts import NOT_REPRODUCED, REPRODUCED
+from grainlab.readers import limits
 from grainlab.readers.base import Reader
 from grainlab.readers.prompts import closedbook_prompt, kv_prompt, qa_prompt
 from grainlab.studies.claims import Claim
@@ -32,12 +34,13 @@ PAPER_KV_140 = pd.DataFrame(
 
 
 def _rows(reader: Reader, jobs: list[dict], prompts: list[str], score) -> pd.DataFrame:
-    generations = reader.generate(prompts)
+    generations = limits.generate(reader, prompts)
     rows = []
     for job, generation in zip(jobs, generations):
         rows.append({**job, "model": reader.model_id, "prediction": first_line(generation.text),
                      "correct": score(job, generation.text), "prompt_tokens": generation.prompt_tokens,
-                     "new_tokens": generation.new_tokens, "seconds": generation.seconds,
+                     "new_tokens": generation.new_tokens, "max_new_tokens": reader.max_new_tokens,
+                     "seconds": generation.seconds,
                      "cached": generation.cached})
     return pd.DataFrame(rows)
 
@@ -63,10 +66,12 @@ def qa_position_runs(examples: Sequence[MultiDocExample], reader: Reader,
 
 
 def kv_position_runs(examples: Sequence[KVExample], reader: Reader, golds: Sequence[int]) -> pd.DataFrame:
-    """Key–value retrieval accuracy with the queried pair at each index in ``golds``."""
+    """Key–value retrieval accuracy with the queried pair at each index in ``golds``. An example's
+    prompts are made last position first: each shares the records before its gold pair with the
+    one before it, which a reader that caches the prompt prefix (llama.cpp) does not read again."""
     jobs, prompts = [], []
     for number, example in enumerate(examples):
-        for gold in golds:
+        for gold in sorted(golds, reverse=True):
             jobs.append({"qid": f"kv-{number}", "setting": f"{len(example.records)} keys", "n_docs": len(example.records),
                          "gold_index": gold, "value": example.value})
             prompts.append(kv_prompt(example.with_gold_at(gold), example.key))
@@ -106,14 +111,15 @@ def positional_curves(runs: pd.DataFrame):
 
 
 CONTRAST_COLUMNS = ["model", "setting", "contrast", "position", "middle_position", "n", "accuracy", "middle_accuracy",
-                    "delta", "ci_low", "ci_high", "wins", "ties", "losses", "p_randomization", "p_holm"]
+                    "delta", "ci_low", "ci_high", "wins", "ties", "losses", "p_randomization"]
 
 
 def position_contrasts(runs: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """The U tested: per reader × setting with at least three gold positions, paired differences
     first − middle and last − middle over the questions answered at every position (bootstrap 95%
-    CI, paired randomization test; Holm over each reader's contrasts). ``shape`` names what the
-    significant contrasts show: ``U`` (both positive), ``primacy`` / ``recency`` (one), ``flat``."""
+    CI, unadjusted paired randomization p). The Holm-corrected p and the verdict of each contrast
+    are the study's verdict table's (``claims`` → ``verdict_table``), the one family every claim
+    is corrected in; :func:`curve_shape` reads the shape from it."""
     rows = []
     for model, setting, group, golds, middle in positional_curves(runs):
         table = group.pivot_table(index="qid", columns="gold_index", values="correct", aggfunc="first").dropna()
@@ -127,25 +133,32 @@ def position_contrasts(runs: pd.DataFrame, n_resamples: int = 10_000, seed: int 
                          "middle_accuracy": row.baseline_mean, "delta": row.delta, "ci_low": row.ci_low,
                          "ci_high": row.ci_high, "wins": row.wins, "ties": row.ties, "losses": row.losses,
                          "p_randomization": row.p_randomization})
-    result = pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
-    if result.empty:
-        return result
-    result["p_holm"] = result.groupby("model", sort=False)["p_randomization"].transform(lambda p: holm(p.tolist()))
-    return result
+    return pd.DataFrame(rows, columns=CONTRAST_COLUMNS)
 
 
-def curve_shape(contrasts: pd.DataFrame, alpha: float = 0.05) -> pd.DataFrame:
-    """Per reader × setting, the curve's shape from ``position_contrasts``: ``U`` when first and
-    last both beat the middle significantly (Holm), ``primacy`` or ``recency`` when one does,
-    ``inverted`` when the middle significantly beats an end, else ``flat``."""
+def curve_shape(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """Per reader × setting, the curve's shape read from the study's verdict table (``claims``
+    tested by ``verdict_table``: one Holm family, so a shape never disagrees with a verdict):
+    ``U`` when "first beats the middle" and "last beats the middle" are both reproduced,
+    ``primacy`` / ``recency`` when one is, ``inverted`` when one is significantly reversed, else
+    ``inconclusive``; ``untestable`` when both contrasts are (floor, ceiling or truncated), and a
+    suffix naming the one that is when only one is."""
     rows = []
-    for (model, setting), group in contrasts.groupby(["model", "setting"], sort=False):
-        up = {c.split(" ")[0]: bool(p < alpha and d > 0) for c, p, d in zip(group["contrast"], group["p_holm"], group["delta"])}
-        down = any((group["p_holm"] < alpha) & (group["delta"] < 0))
-        shape = ("U" if up["first"] and up["last"] else "primacy" if up["first"] else
-                 "recency" if up["last"] else "inverted" if down else "flat")
-        rows.append({"model": model, "setting": setting, "shape": shape, "n": int(group["n"].iloc[0])})
-    return pd.DataFrame(rows, columns=["model", "setting", "shape", "n"])
+    if not {"model", "setting"} <= set(verdicts.columns):  # no claim was testable
+        return pd.DataFrame(rows, columns=["model", "setting", "shape", "n", "first", "last"])
+    for (model, setting), group in verdicts.groupby(["model", "setting"], sort=False):
+        by_end = group.assign(position=group["system"].astype(int)).sort_values("position")
+        first, last = by_end["verdict"].iloc[0], by_end["verdict"].iloc[-1]
+        ends = {first, last}
+        untestable = [end for end, v in (("first", first), ("last", last)) if v.startswith("untestable")]
+        shape = ("untestable" if len(untestable) == 2 else
+                 "U" if first == last == REPRODUCED else "primacy" if first == REPRODUCED else
+                 "recency" if last == REPRODUCED else "inverted" if NOT_REPRODUCED in ends else "inconclusive")
+        if len(untestable) == 1:
+            shape += f" ({untestable[0]} untestable)"
+        rows.append({"model": model, "setting": setting, "shape": shape, "n": int(by_end["n"].min()),
+                     "first": first, "last": last})
+    return pd.DataFrame(rows, columns=["model", "setting", "shape", "n", "first", "last"])
 
 
 def paper_contrasts() -> pd.DataFrame:
@@ -211,11 +224,15 @@ def report(summary: pd.DataFrame, kv_summary: pd.DataFrame, note: str,
                      "paper": paper_value, "ours": r.accuracy, "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n})
     if contrasts is not None and not contrasts.empty:
         paper_delta = paper_contrasts().set_index(["setting", "contrast"])["paper"]
+        family = {} if verdicts is None or verdicts.empty else {
+            (v["model"], v["setting"], str(v["system"])): (v["p_holm"], v["verdict"]) for _, v in verdicts.iterrows()}
         for r in contrasts.itertuples():
-            rows.append({"claim": f"{r.contrast.split()[0]} position beats the middle (paired, Holm)",
+            p_holm, tested = family.get((r.model, r.setting, str(r.position)), (None, ""))
+            rows.append({"claim": f"{r.contrast.split()[0]} position beats the middle (paired; Holm over the "
+                                  "study's claims)",
                          "setting": r.setting, "position": f"{r.position} vs {r.middle_position}",
                          "paper": paper_delta.get((r.setting, r.contrast)), "ours": r.delta,
-                         "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n, "p_holm": r.p_holm})
+                         "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n, "p_holm": p_holm, "verdict": tested})
     for r in kv_summary.itertuples():
         rows.append({"claim": "key–value retrieval by the key's position (paper: 140 keys, MPT-30B)",
                      "setting": r.setting, "position": r.position, "paper": None, "ours": r.accuracy,

@@ -45,6 +45,14 @@ class Report:
         shown["queries_needed"] = shown["queries_needed"].map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
         return shown
 
+    def holm_family(self) -> str:
+        """The one Holm family each claim's p is corrected in, as the verdict table's header says it:
+        the study's testable claims, or — with a ``family`` column — each named family's."""
+        if self.verdicts is None or "family" not in self.verdicts.columns:
+            return "Holm over this study's testable claims"
+        families = list(dict.fromkeys(self.verdicts["family"].dropna().astype(str)))
+        return "Holm within each family of testable claims (" + ", ".join(families) + ")"
+
     def verdict_markdown(self) -> str:
         shown = self.verdict_shown()
         return "" if shown is None else markdown_table(shown, ".3g")
@@ -53,7 +61,7 @@ class Report:
         text = f"### {self.title}\n\n"
         verdicts = self.verdict_markdown()
         if verdicts:
-            text += f"Claims tested (paired randomization test, Holm over this study's claims):\n\n{verdicts}\n\n"
+            text += f"Claims tested (paired randomization test, {self.holm_family()}):\n\n{verdicts}\n\n"
         text += markdown_table(self.rows, floatfmt or self.floatfmt)
         return text + (f"\n\n{self.note}" if self.note else "") + "\n"
 
