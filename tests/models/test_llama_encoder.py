@@ -91,7 +91,7 @@ def test_the_model_defines_its_prefixes_context_and_dimensions(nomic):
     assert (nomic.config.query_prefix, nomic.config.passage_prefix) == ("search_query: ", "search_document: ")
     assert nomic.config.max_length == context_length(NOMIC) == 2048
     assert nomic.identity["revision"].startswith("sha256:f7af6f66") and nomic.identity["dimension"] == 768
-    assert isinstance(load_encoder(f"{NOMIC}-GGUF"), LlamaEncoder)
+    assert isinstance(load_encoder(f"{NOMIC}-GGUF", backend="llama.cpp"), LlamaEncoder)
     with pytest.raises(ConfigError, match="rotary scaling"):
         LlamaEncoder(NOMIC, max_length=4096)
     with pytest.raises(ConfigError, match="Matryoshka"):
@@ -155,8 +155,8 @@ def test_dense_and_late_retrieval_with_nomic(cache):
     docs = {"berlin": Document("berlin", TEXT),
             "tea": Document("tea", "Green tea is made from unoxidised leaves. It is popular in Japan and China.")}
     units = get_chunker("sentences(n=1)").chunk_many(docs.values())
-    dense = get_retriever(f"dense(model={NOMIC},dimension=256)", cache=cache)
-    assert dense.spec == f"dense(model={NOMIC},max_length=2048,dimension=256)"
-    for retriever in (dense, get_retriever(f"late(model={NOMIC})", cache=cache)):
+    dense = get_retriever(f"dense(model={NOMIC},dimension=256,backend=llama.cpp)", cache=cache)
+    assert dense.spec == f"dense(model={NOMIC},max_length=2048,dimension=256,backend=llama.cpp)"
+    for retriever in (dense, get_retriever(f"late(model={NOMIC},backend=llama.cpp)", cache=cache)):
         run = retriever.index(units, docs).search({"q": "Which city has the oldest zoo?"}, k=2, aggregate="max")
         assert run["q"][0][0] == "berlin"

@@ -45,14 +45,15 @@ class EncoderWorker:
     """A Ray actor holding one encoder (its model loaded once)."""
 
     def __init__(self, model_id: str, config: EncoderConfig, batch_size: int, dimension: int | None = None,
-                 threads: int | None = None) -> None:
-        from grainlab.models.llama_encoder import LlamaEncoder, is_gguf_embedder
+                 threads: int | None = None, backend: str = "auto") -> None:
+        from grainlab.models.embedders import load_encoder
+        from grainlab.models.llama_encoder import is_gguf_embedder
         from grainlab.models.threads import pin_threads
 
         pin_threads(threads)  # the driver's split of each matrix product, not Ray's one thread
 
-        self.encoder = LlamaEncoder(model_id, max_length=config.max_length, batch_size=batch_size,
-                                    dimension=dimension) if is_gguf_embedder(model_id) \
+        self.encoder = load_encoder(model_id, max_length=config.max_length, batch_size=batch_size, dimension=dimension,
+                                    backend=backend) if is_gguf_embedder(model_id) \
             else Encoder(model_id, config=config, batch_size=batch_size)
 
     def encode(self, shard: int, texts: list[str], prefix: str) -> tuple[int, np.ndarray]:
@@ -106,7 +107,9 @@ def encode_on_ray(encoder: Encoder, texts: list[str], role: str = "passage", cac
         actor = ray.remote(EncoderWorker)
         options = {"num_cpus": 1, "num_gpus": gpus, "max_restarts": 3, "max_task_retries": 3, "namespace": "grainlab"}
         actors = [actor.options(**options, **({"name": f"{name}-{i}"} if name else {})).remote(
-            encoder.model_id, encoder.config, encoder.batch_size, getattr(encoder, "dimension", None), threads)
+            encoder.model_id, encoder.config, encoder.batch_size, getattr(encoder, "dimension", None), threads,
+            str(encoder.identity.get("backend", "auto")) if encoder.identity.get("backend") in ("torch", "llama.cpp")
+            else "auto")
             for i in range(count)]
         pool = ray.util.ActorPool(actors)
         work = [(number, [texts[i] for i in plan[number]]) for number in missing]

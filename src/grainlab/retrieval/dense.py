@@ -34,6 +34,9 @@ class DenseRetriever(Retriever):
             ``hnsw(M=32,efSearch=128)`` (``index=`` in a spec string; see ``retrieval.ann``).
         ann_depth: with an approximate index and document aggregation, how many units the index
             returns before their documents are rescored exactly (default ``10 × k``).
+        backend: a GGUF embedder's runtime — ``auto`` (torch), ``llama.cpp`` or ``torch``
+            (``models.embedders.gguf_backend``); the spec names it when it is llama.cpp, so tables
+            from the two runtimes never share a key.
     """
 
     SPEC_ALIASES: ClassVar[dict[str, str]] = {"index": "index_spec"}
@@ -44,13 +47,14 @@ class DenseRetriever(Retriever):
     dimension: int | None = None
     index_spec: str = "flat"
     ann_depth: int | None = None
+    backend: str = "auto"
     cache: ArtifactCache | None = None
     units: Sequence[Chunk] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         self.vector_index = IndexSpec.parse(self.index_spec)
         self.encoder = load_encoder(self.model, max_length=self.max_length, batch_size=self.batch_size,
-                                    dimension=self.dimension)
+                                    dimension=self.dimension, backend=self.backend)
         self._cache = self.cache or ArtifactCache()
         self._ann: Any = None
 
@@ -63,6 +67,8 @@ class DenseRetriever(Retriever):
             params["index"] = self.vector_index.canonical
         if self.ann_depth is not None:
             params["ann_depth"] = self.ann_depth
+        if self.encoder.identity.get("backend") == "llama.cpp":
+            params["backend"] = "llama.cpp"
         return format_spec("dense", params)
 
     def _embed(self, texts: list[str], role: str) -> np.ndarray:

@@ -143,29 +143,35 @@ class LatePooler:
 
 @dataclass
 class LateChunkingRetriever(Retriever):
-    """``late(model=<hf id>,overlap=256)``: dense search over late-chunked embeddings.
+    """``late(model=<hf id>,overlap=256[,backend=llama.cpp])``: dense search over late-chunked
+    embeddings.
 
-    Needs the documents the units were cut from: ``index(units, documents)``.
+    Needs the documents the units were cut from: ``index(units, documents)``. ``backend`` chooses a
+    GGUF embedder's runtime (``models.embedders.gguf_backend``); the spec names it when it is not
+    the default (torch).
     """
 
     model: str = "sentence-transformers/all-MiniLM-L6-v2"
     overlap: int = 256
     max_length: int | None = None
     batch_size: int = 16
+    backend: str = "auto"
     cache: ArtifactCache | None = None
     units: Sequence[Chunk] = field(default_factory=list, repr=False)
 
     def __post_init__(self) -> None:
         # late chunking reads as far as the model's positions allow unless told otherwise
         window = self.max_length or context_length(self.model)
-        self.encoder = load_encoder(self.model, max_length=window, batch_size=self.batch_size)
+        self.encoder = load_encoder(self.model, max_length=window, batch_size=self.batch_size, backend=self.backend)
         self.late = LatePooler(self.encoder, overlap=self.overlap)
         self._cache = self.cache or ArtifactCache()
 
     @property
     def spec(self) -> str:
-        return format_spec("late", {"model": self.model, "overlap": self.overlap,
-                                    "max_length": self.encoder.config.max_length})
+        params = {"model": self.model, "overlap": self.overlap, "max_length": self.encoder.config.max_length}
+        if self.encoder.identity.get("backend") == "llama.cpp":
+            params["backend"] = "llama.cpp"
+        return format_spec("late", params)
 
     def index(self, units: Sequence[Chunk], documents: Mapping[str, Document] | None = None) -> LateChunkingRetriever:
         import torch
