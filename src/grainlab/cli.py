@@ -132,6 +132,40 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from grainlab.studies import your_documents as yd
+
+    inputs = yd.load_inputs(args.documents, args.questions, keep_unlocated=args.keep_unlocated, mirror=args.mirror)
+    comparison = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.retriever or yd.DEFAULT_RETRIEVER,
+                            reranker=args.reranker, k=args.k, tune_share=args.tune_share,
+                            price_per_mtok=args.price_per_mtok, accept=args.accept, threshold=args.threshold,
+                            out=args.out, seed=args.seed)
+    columns = ["chunker", *yd.decision_columns(args.k), *(c.name for c in comparison.criteria)]
+    print(comparison.decision[columns].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    print(f"\nfailures by stage:\n{yd.failure_counts(comparison.failures).to_string(index=False)}")
+    print(f"\n{comparison.recommendation}\n\nwritten to {args.out} (decision.csv, failures.csv, report.html, ...)")
+    return 0
+
+
+def cmd_questions(args: argparse.Namespace) -> int:
+    from grainlab.data.documents import load_documents
+    from grainlab.data.evidence import question_record
+    from grainlab.readers import get_reader
+    from grainlab.studies.question_generation import MAX_NEW_TOKENS, generate_questions
+
+    documents = load_documents(args.documents)
+    reader = get_reader(args.reader, "auto", max_new_tokens=MAX_NEW_TOKENS, stop_at_newline=False)
+    questions, report = generate_questions(documents, reader, n=args.n, seed=args.seed)
+    by_key = {d.key: d for d in documents}
+    from grainlab.cache import atomic_write_text
+
+    atomic_write_text(Path(args.out), "".join(json.dumps(question_record(q, by_key), ensure_ascii=False) + "\n"
+                                              for q in questions))
+    print(f"{report.kept} of {report.asked} passages gave a question with verbatim evidence "
+          f"(yield {report.share:.0%}; dropped: {report.dropped}); written to {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grainlab", description="Retrieval granularity experiments.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -183,6 +217,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="HTML file to write (default: results/report.html; the .md beside it)")
     p.add_argument("--readme", help="also rewrite this README's generated verdict block (between its markers)")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("compare", parents=[common],
+                       help="the chunking decision on your own documents and questions (gold evidence spans)")
+    p.add_argument("documents", help="a folder of .md/.txt/.html/.pdf, a documents.jsonl, a BEIR folder or a "
+                                     "registered dataset with gold spans (e.g. chroma_eval)")
+    p.add_argument("questions", nargs="?", help="questions.jsonl: id, question, document_id, start/end or answer "
+                                                "(make one with `grainlab questions`)")
+    p.add_argument("--chunkers", nargs="+", metavar="[LABEL=]SPEC",
+                   help="candidate chunkers (default: fixed 256/32, fixed 512/64, structure 800, parent_child 256→1200)")
+    p.add_argument("--retriever", nargs="+", metavar="SPEC",
+                   help="one retriever spec, or several fused by RRF (default: all-MiniLM-L6-v2)")
+    p.add_argument("--reranker", help="a cross-encoder's Hugging Face id to rerank with")
+    p.add_argument("--k", type=int, default=5, help="units shown per question (default 5)")
+    p.add_argument("--tune-share", type=float, default=0.2, help="share of questions that pick (default 0.2)")
+    p.add_argument("--price-per-mtok", type=float, default=0.02, help="embedding price per million tokens")
+    p.add_argument("--accept", default="hit@{k}>=0.92,boundary_retention>=0.9,mean_tokens<=3000",
+                   help="acceptance criteria, comma-separated column>=value")
+    p.add_argument("--threshold", type=float,
+                   help="score above which an unanswerable question counts as a false retrieval "
+                        "(default: picked on the tuning split)")
+    p.add_argument("--keep-unlocated", action="store_true",
+                   help="keep questions whose answer string is not in the text, as source/extraction failures")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="folder for decision.csv, failures.csv, chunks.jsonl, report.html")
+    p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("questions", parents=[common],
+                       help="generate span-labelled questions from your documents with a local reader")
+    p.add_argument("documents", help="a folder of .md/.txt/.html/.pdf or a documents.jsonl")
+    p.add_argument("--out", required=True, help="questions.jsonl to write (every line marked generated)")
+    p.add_argument("--n", type=int, default=100, help="passages to ask about (default 100)")
+    p.add_argument("--reader", default="Qwen/Qwen2.5-Coder-1.5B-Instruct", help="the reader's Hugging Face id")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=cmd_questions)
     return parser
 
 

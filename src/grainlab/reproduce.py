@@ -32,6 +32,7 @@ NOTEBOOKS: dict[str, str] = {
     "hybrid_rerank": "06_hybrid_rerank",
     "semantic_chunking": "07_semantic_chunking",
     "chroma_chunking": "08_chroma_chunking",
+    "your_documents": "09_your_documents",
 }
 PROFILES = ("quick", "full")
 # Executed full-profile notebooks are committed (results/executed/*.full.ipynb) so each reads top to

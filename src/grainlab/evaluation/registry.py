@@ -82,6 +82,15 @@ ANSWER_RECALL = Measure(
 SPAN_COVERED = Measure(
     "SpanCovered", "1 if one of the top-k chunks holds a whole gold span", "grainlab (gold-span coverage)",
     params=(SPAN_PARAMS[2],))
+SPAN_HIT = Measure(
+    "SpanHit", "1 if one of the top-k units overlaps a gold span (the evidence is at least partly retrieved)",
+    "grainlab (your-documents decision table: Hit@k)", params=(SPAN_PARAMS[2],))
+SPAN_RR = Measure(
+    "SpanRR", "1 / rank of the first top-k unit overlapping a gold span, 0 if none (MRR@k over questions)",
+    "grainlab (your-documents decision table: MRR@k)", params=(SPAN_PARAMS[2],))
+CITATION_MATCH = Measure(
+    "CitationMatch", "share of the top-k units (shown as citations) that overlap a gold span",
+    "grainlab (your-documents decision table: citation match)", params=(SPAN_PARAMS[2],))
 SPAN_RECALL = Measure(
     "SpanRecall", "share of the gold spans covered by the top-k chunks",
     "Chroma's chunking evaluation (Smith & Troynikov 2024)", params=SPAN_PARAMS)
@@ -112,7 +121,8 @@ BEST_SUBSPAN_EM = Measure(
     "BestSubspanEM", "1 if a normalised gold answer occurs in the prediction (columns ``answer_in_prediction``, "
     "``correct``)", "Liu et al. 2024 (Lost in the Middle), best_subspan_em", scores="generation")
 
-REGISTRY: dict[str, Measure] = {m.name: m for m in (ANSWER_RECALL, SPAN_COVERED, SPAN_RECALL, SPAN_PRECISION,
+REGISTRY: dict[str, Measure] = {m.name: m for m in (ANSWER_RECALL, SPAN_COVERED, SPAN_HIT, SPAN_RR, CITATION_MATCH,
+                                                    SPAN_RECALL, SPAN_PRECISION,
                                                     SPAN_IOU, SPAN_PRECISION_OMEGA, TOKENS, BOUNDARY_RETENTION, DUPLICATION_RATE,
                                                     EXACT_MATCH, BEST_SUBSPAN_EM)}
 _NAME = re.compile(r"^([A-Za-z]+)(?:\(([^()]*)\))?(?:@(-?\d+))?$")

@@ -27,6 +27,12 @@ def covers(chunk: SpanLike, span: Span) -> bool:
     return chunk.doc_id == doc_id and chunk.start <= start and end <= chunk.end
 
 
+def overlaps(chunk: SpanLike, span: Span) -> bool:
+    """The chunk shares at least one character with the gold span."""
+    doc_id, start, end = span
+    return chunk.doc_id == doc_id and chunk.start < end and start < chunk.end
+
+
 def span_coverage(retrieved: Sequence[SpanLike], span: Span, parents: dict[str, SpanLike] | None = None) -> str:
     """``"chunk"`` if one retrieved chunk holds the whole gold span, ``"parent"`` if the parent of
     a retrieved chunk does, ``"partial"`` if retrieved chunks only overlap it, else ``"none"``."""

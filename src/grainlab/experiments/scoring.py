@@ -20,17 +20,27 @@ from grainlab.evaluation.answers import answer_recall
 from grainlab.evaluation.measures import evaluate_run, parse_measures
 from grainlab.evaluation.registry import (
     ANSWER_RECALL,
+    CITATION_MATCH,
     SPAN_COVERED,
+    SPAN_HIT,
     SPAN_IOU,
     SPAN_PRECISION,
     SPAN_PRECISION_OMEGA,
     SPAN_RECALL,
+    SPAN_RR,
     TOKENS,
     Measure,
     ParsedMeasure,
     parse_grainlab_measure,
 )
-from grainlab.evaluation.spans import Span, covers, first_copy, precision_omega, span_scores
+from grainlab.evaluation.spans import (
+    Span,
+    covers,
+    first_copy,
+    overlaps,
+    precision_omega,
+    span_scores,
+)
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.types import Chunk, Run
@@ -196,6 +206,13 @@ class Scorer:
         match = params["match"]
         if parsed.measure == SPAN_COVERED:
             return float(any(covers(u, g) for u in self._placed(top[:parsed.k], match) for g in gold))
+        if parsed.measure in (SPAN_HIT, SPAN_RR, CITATION_MATCH):
+            hits = [any(overlaps(u, g) for g in gold) for u in self._placed(top[:parsed.k], match)]
+            if parsed.measure == SPAN_HIT:
+                return float(any(hits))
+            if parsed.measure == SPAN_RR:
+                return next((1.0 / rank for rank, hit in enumerate(hits, start=1) if hit), 0.0)
+            return sum(hits) / len(hits) if hits else 0.0
         starts = self.token_starts if params["unit"] == "token" else None
         if parsed.measure == SPAN_PRECISION_OMEGA:
             docs = {d for d, _, _ in gold}
