@@ -137,3 +137,13 @@ def test_queries_needed_read_as_counts_in_the_html_tables():
                           "p_holm": [0.2251, 0.001]})
     page = _verdict_html(table)
     assert "<td>4,956</td>" in page and "e+03" not in page and "<td>0.225</td>" in page
+
+
+def test_a_decision_study_has_no_row_in_the_verdict_overview_and_a_paper_study_without_verdicts_does():
+    from grainlab.publish import StudySection, verdict_overview
+
+    rows = pd.DataFrame({"claim": ["A"], "paper": ["x"], "ours": ["y"]})
+    sections = [StudySection("your_documents", "09_your_documents", Report("decision", rows)),
+                StudySection("chunk_size", "01_chunk_size", Report("chunk size", rows))]
+    overview = verdict_overview(sections)
+    assert list(overview["study"]) == ["01_chunk_size"] and overview["verdict"][0].startswith("not tested yet")

@@ -125,12 +125,18 @@ def _where(row: pd.Series, columns: list[str]) -> str:
     return ", ".join(_where_value(c, row[c]) for c in columns if pd.notna(row.get(c)) and str(row[c]) != "")
 
 
+NO_PAPER_CLAIMS = frozenset({"your_documents"})
+"""Studies that make a decision on the user's documents rather than test a paper: no verdicts."""
+
+
 def verdict_overview(sections: list[StudySection]) -> pd.DataFrame:
     """Every tested claim of every study: study, claim, where (the claim's filters and arms), our
     effect with its interval and n, Holm p, verdict, queries needed when inconclusive; a study whose
-    results predate the verdicts gets one row saying so."""
+    results predate the verdicts gets one row saying so (one without paper claims, none)."""
     rows = []
     for section in sections:
+        if section.name in NO_PAPER_CLAIMS:
+            continue
         verdicts = section.report.verdicts if section.report is not None else None
         if verdicts is None or verdicts.empty:
             rows.append({"study": section.notebook, "claim": "—", "where": "", "ours": "", "p_holm": None,

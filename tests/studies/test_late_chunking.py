@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from grainlab.studies import late_chunking as study
 from grainlab.studies.late_chunking import changes_from, finding
 
 
@@ -55,3 +56,44 @@ def test_changes_from_pairs_every_comparison_of_either_run(tmp_path):
     assert table.loc[("squad_dev_stitched", "squad_dev_stitched"), "MiniLM finding"] == "late worse"
     assert table.loc[("squad_dev_stitched", "squad_dev_stitched"), "nomic finding"] == "late better"
     assert table.loc[("covid_qa", "covid_qa"), "MiniLM finding"] == "not run"
+
+
+def test_window_position_agrees_with_how_macro_windows_are_stitched():
+    import numpy as np
+
+    from grainlab.retrieval.late import macro_windows, stitch_windows
+
+    for n, window, overlap in ((5000, 512, 256), (5000, 1024, 256), (4097, 2048, 256), (700, 512, 0)):
+        windows = macro_windows(n, window, overlap)
+        # each window's outputs: (window index, position inside it); stitching keeps the owner of each token
+        outputs = [np.array([[w, t - s] for t in range(s, e)]) for w, (s, e) in enumerate(windows)]
+        owners = stitch_windows(outputs, overlap)
+        assert len(owners) == n
+        for token in (0, window - 1, window, window + 1, n // 2, n - 1):
+            assert study.window_position(token, window, overlap) == tuple(owners[token]), (n, window, token)
+
+
+def test_the_grid_pairs_each_late_window_with_naive_at_the_same_size():
+    systems = study.grid_systems("nomic-ai/nomic-embed-text-v1.5", [128, 256], [512, 2048], 256, 2048, "documents")
+    tags = [dict(s.tags) for s in systems]
+    assert [(t["method"], t["size"], t["window"]) for t in tags] == [
+        ("naive", 128, 0), ("late", 128, 512), ("late", 128, 2048), ("naive", 256, 0), ("late", 256, 512),
+        ("late", 256, 2048)]
+    assert all(s.aggregate == "max" for s in systems) and "max_length=512" in systems[1].retriever
+    claims = study.grid_claims(["covid_qa"], [128, 256], [512, 2048], "nDCG@10", "documents", "nomic")
+    labels = {s.display for s in systems}
+    assert len(claims) == 4 and all(c.system in labels and c.baseline in labels for c in claims)
+
+
+def test_the_gap_by_position_bins_each_question_by_where_its_answer_sits():
+    import pandas as pd
+
+    rows = []
+    positions = {("s", 512): {"a": 10, "b": 300, "c": 500, "d": 20}}
+    for qid, late_value in (("a", 1.0), ("b", 0.0), ("c", 0.0), ("d", 1.0)):
+        rows += [{"part": "s", "size": 128, "window": 0, "method": "naive", "qid": qid, "measure": "m", "value": 1.0},
+                 {"part": "s", "size": 128, "window": 512, "method": "late", "qid": qid, "measure": "m",
+                  "value": late_value}]
+    table = study.gap_by_position(pd.DataFrame(rows), positions, "m", bins=4, n_resamples=100)
+    assert list(table["positions"]) == ["0–127", "256–383", "384–511"]
+    assert list(table["n"]) == [2, 1, 1] and list(table["late − naive"]) == [0.0, -1.0, -1.0]

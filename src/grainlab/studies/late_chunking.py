@@ -85,6 +85,108 @@ def long_systems(dense_spec: str, late_spec: str, chunker: str) -> list[System]:
             for method, spec_ in (("naive", dense_spec), ("late", late_spec))]
 
 
+def grid_systems(model: str, sizes: Sequence[int], windows: Sequence[int], overlap: int,
+                 naive_length: int, level: str) -> list[System]:
+    """The long-document grid: at every chunk size, naive and late with each macro window (tags
+    ``method``, ``size``, ``window`` — 0 for naive, which has none — and ``level``). ``level``
+    ``chunks`` ranks the chunks (answer recall); ``documents`` ranks documents by their best chunk
+    (nDCG@10, the paper's long-document measure)."""
+    if level not in ("chunks", "documents"):
+        raise ValueError(f"level must be 'chunks' or 'documents', got {level!r}")
+    aggregate = "max" if level == "documents" else None
+    out = []
+    for size in sizes:
+        chunker = f"fixed_tokens(size={size},overlap=0,tokenizer={model})"
+        out.append(System(dense(model, naive_length), chunker, aggregate, label=f"naive · {size} · {level}",
+                          tags={"method": "naive", "size": size, "window": 0, "level": level}))
+        out += [System(late(model, window, min(overlap, window // 2)), chunker, aggregate,
+                       label=f"late · {size} · w{window} · {level}",
+                       tags={"method": "late", "size": size, "window": window, "level": level})
+                for window in windows]
+    return out
+
+
+def grid_claims(sets: Sequence[str], sizes: Sequence[int], windows: Sequence[int], measure: str, level: str,
+                model_note: str) -> list[Claim]:
+    """Late beats naive on the same chunks of long documents, per set × chunk size × macro window
+    (``where``: ``part`` = the set, ``size``, ``window`` of the late arm; naive arms have window 0,
+    so each claim reads its naive arm by label)."""
+    paper = ("long late chunking keeps the gain on long documents (document nDCG@10)" if level == "documents"
+             else "— (the paper scores documents, not chunks)")
+    return [Claim(f"late beats naive on long documents · {name} · {size} tokens · window {window} ({level})",
+                  paper, f"late · {size} · w{window} · {level}", f"naive · {size} · {level}", measure, +1, None,
+                  {"part": name}, model_note)
+            for name in sets for size in sizes for window in windows]
+
+
+def window_position(token: int, window: int, overlap: int) -> tuple[int, int]:
+    """``(window index, position inside it)`` of a document token under macro windows of ``window``
+    tokens sharing ``overlap`` (``retrieval.late``: every window after the first keeps only what
+    follows its first ``overlap`` tokens, so a token belongs to the last window whose kept part holds it)."""
+    stride = window - overlap
+    if token < window:
+        return 0, token
+    index = (token - overlap) // stride
+    return index, token - index * stride
+
+
+def answer_window_positions(dataset, tokenizer, window: int, overlap: int, prefix_tokens: int = 0) -> dict[str, int]:
+    """Question id → the position, inside its macro window, of the token where its first gold
+    answer starts (``prefix_tokens`` — the encoder's prefix and start token — are counted in)."""
+    import bisect
+
+    from grainlab.experiments.scoring import answer_spans
+
+    starts_of: dict[str, list[int]] = {}
+    out = {}
+    for qid, spans in answer_spans(dataset).items():
+        if not spans:
+            continue
+        doc_id, start, _ = min(spans, key=lambda s: (s[0], s[1]))
+        if doc_id not in starts_of:
+            starts_of[doc_id] = tokenizer.token_starts(dataset.corpus[doc_id].text)
+        token = max(bisect.bisect_right(starts_of[doc_id], start) - 1, 0) + prefix_tokens
+        out[qid] = window_position(token, window, overlap)[1]
+    return out
+
+
+def passage_prefix_tokens(model: str, tokenizer) -> int:
+    """Tokens before a document's first token in its first window: the start token and the
+    encoder's passage prefix (nomic's ``search_document: ``)."""
+    from grainlab.models.gguf import gguf_model_id
+    from grainlab.models.llama_encoder import GGUF_EMBEDDERS
+
+    preset = GGUF_EMBEDDERS.get(gguf_model_id(model))
+    return 1 + (tokenizer.count(preset.passage_prefix) if preset else 0)
+
+
+def gap_by_position(per_query: pd.DataFrame, positions: Mapping[tuple[str, int], Mapping[str, int]], measure: str,
+                    bins: int = 4, clusters: Mapping[str, Mapping[str, str]] | None = None,
+                    n_resamples: int = 2_000, seed: int = 0) -> pd.DataFrame:
+    """late − naive per question (same set and chunk size), by the quarter of the late arm's window
+    its answer starts in: ``positions`` maps ``(set, window)`` → question → position. One row per
+    set × size × window × bin: n, the mean difference and its cluster bootstrap 95% interval."""
+    from grainlab.evaluation.significance import cluster_bootstrap_ci
+
+    rows = per_query[(per_query["measure"] == measure)]
+    naive = rows[rows["method"] == "naive"].set_index(["part", "size", "qid"])["value"]
+    out = []
+    for (part, size, window), late_rows in rows[rows["method"] == "late"].groupby(["part", "size", "window"]):
+        where = positions[(part, int(window))]
+        frame = late_rows.assign(position=late_rows["qid"].map(where)).dropna(subset=["position"])
+        frame = frame.assign(diff=frame["value"].to_numpy() - naive.loc[[(part, size, q) for q in frame["qid"]]].to_numpy(),
+                             bin=(frame["position"] * bins // int(window)).astype(int).clip(0, bins - 1))
+        for b, group in frame.groupby("bin"):
+            labels = [(clusters or {}).get(part, {}).get(q, q) for q in group["qid"]]
+            low, high = cluster_bootstrap_ci(group["diff"].to_numpy(float), pd.Series(labels).to_numpy(),
+                                             n_resamples=n_resamples, seed=seed)
+            width = int(window) // bins
+            out.append({"part": part, "size": int(size), "window": int(window), "bin": int(b),
+                        "positions": f"{b * width}–{(b + 1) * width - 1}", "n": len(group),
+                        "late − naive": float(group["diff"].mean()), "ci_low": low, "ci_high": high})
+    return pd.DataFrame(out)
+
+
 def report(scores: pd.Series, late_vs_naive: pd.DataFrame, note: str, sweep_tests: pd.DataFrame | None = None,
            long_tests: pd.DataFrame | None = None, verdicts: pd.DataFrame | None = None) -> Report:
     """SciFact nDCG@10 ×100 for the paper's three arms (fixed 256-token chunks), with the paired
