@@ -83,3 +83,58 @@ def test_query_without_known_terms_scores_zero(cache):
     retriever = BM25Retriever(cache=cache).index(units())
     assert not retriever.score(["zzzz qqqq"]).any()
     assert retriever.score(["the a of"]).sum() == pytest.approx(0.0)
+
+
+JA_TEXTS = [
+    "チャンクサイズは検索精度に影響します。",
+    "ハイブリッド検索ではBM25と密ベクトル検索をRRFで統合します。",
+    "リランカーは候補の順位を並べ替えます。",
+    "規程の例外条件を一緒に取得したい場合は大きなチャンクが有利です。",
+    "型番を含む一行だけを探すなら小さなチャンクで十分です。",
+]
+JA_QUERIES = ["チャンクサイズと検索精度", "リランカーの順位", "BM25とRRF"]
+
+
+def ja_units():
+    return get_chunker("none").chunk_many(Document(f"j{i}", t) for i, t in enumerate(JA_TEXTS))
+
+
+def test_japanese_bm25_reads_morphemes_and_matches_the_formula(cache):
+    """Japanese has no spaces: the ``ja`` analyzer's morphemes make queries match, and the scores
+    over them equal the Lucene formula computed independently on the same tokens."""
+    k1, b = 1.5, 0.75
+    retriever = BM25Retriever(k1=k1, b=b, language="ja", cache=cache).index(ja_units())
+    docs = retriever.tokenize(JA_TEXTS)
+    assert "チャンク" in docs[0] and "は" not in docs[0] and "。" not in docs[0]  # particles, symbols dropped
+    n, avgdl = len(docs), sum(map(len, docs)) / len(docs)
+    ours = retriever.score(JA_QUERIES)
+    for row, query in enumerate(retriever.tokenize(JA_QUERIES)):
+        expected = []
+        for doc in docs:
+            score = 0.0
+            for term in query:
+                df, tf = sum(term in d for d in docs), doc.count(term)
+                if df and tf:
+                    score += math.log(1 + (n - df + 0.5) / (df + 0.5)) * tf * (k1 + 1) / (
+                        tf + k1 * (1 - b + b * len(doc) / avgdl))
+            expected.append(score)
+        assert np.allclose(ours[row] * (k1 + 1), expected, atol=1e-5)
+    assert [int(np.argmax(r)) for r in ours] == [0, 2, 1]
+    english = BM25Retriever(cache=cache).index(ja_units()).score(JA_QUERIES)
+    assert (english > 0).sum() < (ours > 0).sum()  # whitespace tokens of Japanese match (almost) nothing
+
+
+def test_japanese_bm25_names_its_language_and_dictionary(cache):
+    from importlib import metadata
+
+    from grainlab.experiments.identity import results_key
+    from grainlab.retrieval import get_retriever
+
+    retriever = get_retriever("bm25(language=ja)", cache=cache)
+    assert retriever.spec == "bm25(k1=1.5,b=0.75,method=lucene,language=ja)"
+    assert retriever.record == {"language": "ja", "fugashi": metadata.version("fugashi"),
+                                "unidic-lite": metadata.version("unidic-lite")}
+    assert get_retriever("bm25", cache=cache).spec == "bm25(k1=1.5,b=0.75,method=lucene)"
+    assert results_key("f", "none", "bm25(language=ja)") != results_key("f", "none", "bm25")
+    with pytest.raises(Exception, match="language must be one of"):
+        get_retriever("bm25(language=fr)", cache=cache)

@@ -363,3 +363,45 @@ def test_the_compare_command_writes_the_decision(tmp_path, capsys, monkeypatch):
     assert list(pd.read_csv(tmp_path / "out" / "decision.csv")["chunker"]) == ["fixed", SECTIONS]
     assert main(["compare", str(docs), str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o2")]) == 2
     assert "no questions file" in capsys.readouterr().err
+
+
+def test_span_hit_and_rr_equal_ir_measures_on_the_units_that_overlap_the_evidence():
+    """An independent computation: qrels over unit ids (a unit is relevant when it overlaps a gold
+    span), scored by ir-measures' Success@k and RR@10, equal SpanHit@k and SpanRR@10."""
+    import random
+
+    import ir_measures
+
+    from grainlab.data.types import Dataset
+    from grainlab.evaluation.spans import overlaps
+    from grainlab.experiments.scoring import MeasureSet, Scorer
+
+    rng = random.Random(3)
+    text = "".join(f"Sentence {i} says something. " for i in range(200))
+    doc = Document("d", text)
+    units = get_chunker("fixed_tokens(size=16,overlap=4)").chunk(doc)
+    spans, run = {}, {}
+    for q in range(40):
+        start = rng.randrange(0, len(text) - 80)
+        spans[f"q{q}"] = [("d", start, start + rng.randrange(5, 80))]
+        order = rng.sample(units, 12)
+        run[f"q{q}"] = [(u.chunk_id, 1.0 - i / 100) for i, u in enumerate(order)]
+    dataset = Dataset("t", {"d": doc}, {q: q for q in spans}, {q: {"d": 1} for q in spans},
+                      {q: ["x"] for q in spans}, {"gold_spans": spans})
+    rows = Scorer(dataset, MeasureSet.parse(["SpanHit@5", "SpanRR@10", "CitationMatch@5"])).rows(
+        run, {u.chunk_id: u for u in units}).pivot(index="qid", columns="measure", values="value")
+    qrels = [ir_measures.Qrel(q, u.chunk_id, int(overlaps(u, spans[q][0]))) for q in spans for u in units]
+    scored = [ir_measures.ScoredDoc(q, uid, score) for q, ranking in run.items() for uid, score in ranking]
+    for measure, ours in ((ir_measures.Success @ 5, "SpanHit@5"), (ir_measures.RR @ 10, "SpanRR@10"),
+                          (ir_measures.P @ 5, "CitationMatch@5")):
+        reference = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, scored)}
+        assert {q: pytest.approx(v) for q, v in reference.items()} == rows[ours].to_dict(), ours
+    assert 0 < rows["SpanHit@5"].mean() < 1  # the draw has hits and misses
+
+
+def test_a_quote_of_a_line_wrapped_sentence_is_verbatim_with_the_passages_own_offsets():
+    passage = "Intro.\nThe refund is paid\nto the original   card. Other text."
+    start, end = qg.verbatim_offsets(passage, "The refund is paid to the original card.")
+    assert passage[start:end] == "The refund is paid\nto the original   card."
+    assert qg.verbatim_offsets(passage, "The refund goes to the original card.") is None  # a word changed
+    assert qg.verbatim_offsets(passage, "   ") is None

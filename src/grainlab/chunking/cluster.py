@@ -83,6 +83,7 @@ class ClusterSemanticChunker(Chunker):
     piece: int = 50
     model: str = DEFAULT_MODEL
     tokenizer: str = DEFAULT_TOKENIZER
+    version = "2"  # 2: its pieces (recursive_separators 2) never share a zero-token character
 
     def __post_init__(self) -> None:
         if not MIN_SIZE <= self.piece <= self.size:

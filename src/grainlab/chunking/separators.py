@@ -50,6 +50,7 @@ class RecursiveSeparatorChunker(Chunker):
     size: int = 200
     overlap: int = 0
     tokenizer: str = DEFAULT_TOKENIZER
+    version = "2"  # 2: without overlap, a piece of no tokens (a control character) is not carried over
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:
@@ -92,7 +93,9 @@ class RecursiveSeparatorChunker(Chunker):
         for piece in pieces:
             if current and total + piece[2] > self.size:
                 self._emit(tok, text, current, out)
-                while current and (total > self.overlap or total + piece[2] > self.size):
+                # without overlap nothing is carried, not even a piece a tokenizer counts as no
+                # tokens (BERT's normalizer drops control characters): chunks would overlap there
+                while current and (total > self.overlap or total + piece[2] > self.size or not self.overlap):
                     total -= current.pop(0)[2]
             current.append(piece)
             total += piece[2]

@@ -136,6 +136,9 @@ def _system_runs(dataset: Dataset, system: System, scorer: Scorer, depth: int, i
     retrievers = [indexes.retriever(spec, system.chunker, units, dataset) for spec in system.retrievers]
     info["index_s"] = time.perf_counter() - tick
     info["retriever_spec"] = " + ".join(r.spec for r in retrievers)
+    analyzers = [r.record for r in retrievers if getattr(r, "language", "en") != "en"]
+    if analyzers:
+        info["analyzer"] = analyzers[0] if len(analyzers) == 1 else analyzers
     models = [r.encoder.record for r in retrievers if getattr(r, "encoder", None) is not None]
     if models:
         info["model"] = models[0] if len(models) == 1 else models

@@ -44,6 +44,12 @@ def results_key(dataset_fingerprint: str, chunker: str, retriever: str | tuple[s
         from grainlab.retrieval.ann import faiss_module
 
         models["faiss"] = faiss_module().__version__
+    for spec in specs:  # a morphological analyzer's dictionary changes the tokens, hence the ranking
+        name, params = parse_spec(spec)
+        if name == "bm25" and params.get("language", "en") != "en":
+            from grainlab.retrieval.analyzers import analyzer_versions
+
+            models.update(analyzer_versions(str(params["language"])))
     return content_key(dataset=dataset_fingerprint, chunker=chunker, chunker_version=get_chunker(chunker).version_string,
                        retriever=" + ".join(specs), models=models,
                        code=code_fingerprint(*ENGINE_CODE, *code), **parts)

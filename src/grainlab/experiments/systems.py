@@ -26,7 +26,7 @@ RESERVED_COLUMNS = frozenset({
     # the systems table (engine.run_experiment)
     "name", "key", "parents", "stages", "chunker_version", "retriever_spec", "model", "reranker", "runs", "reused",
     "n_units", "mean_unit_tokens", "index_tokens", "duplication_rate", "boundary_retention", "formula_units",
-    "n_children", "chunk_s", "index_s", "search_s", "stage_seconds"})
+    "n_children", "chunk_s", "index_s", "search_s", "stage_seconds", "analyzer"})
 
 
 def canonical(spec: str) -> str:

@@ -1,4 +1,5 @@
-"""BM25 through bm25s (Snowball stemming, English stopwords), index cached on disk."""
+"""BM25 through bm25s — English (Snowball stemming, English stopwords) or Japanese (MeCab
+morphemes, ``retrieval.analyzers``) — index cached on disk."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from grainlab.cache import (
     verify_dir_checksums,
     write_dir_checksums,
 )
+from grainlab.retrieval.analyzers import analyzer_versions, check_language, japanese_tokens
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
 from grainlab.types import Chunk, Document
@@ -47,6 +49,8 @@ class BM25Retriever(Retriever):
             as Kamphuis et al. 2020, "Which BM25 Do You Mean?", recommend), ``robertson``
             (the original idf, which can be negative), ``atire``, ``bm25l``, ``bm25+``.
         stemmer: the PyStemmer (Snowball) language. stopwords: bm25s's stopword list.
+        language: ``en`` (the above) or ``ja`` (morphemes by MeCab/UniDic; stemmer and stopwords
+            unused), see ``retrieval.analyzers``.
         cache: where the index is stored (keyed by the units' ids and texts and these parameters).
     """
 
@@ -55,15 +59,30 @@ class BM25Retriever(Retriever):
     method: str = "lucene"
     stemmer: str = "english"
     stopwords: str = "en"
+    language: str = "en"
     cache: ArtifactCache | None = None
     units: Sequence[Chunk] = field(default_factory=list, repr=False)
 
+    def __post_init__(self) -> None:
+        check_language(self.language)
+
     @property
     def spec(self) -> str:
-        return format_spec("bm25", {"k1": self.k1, "b": self.b, "method": self.method})
+        params = {"k1": self.k1, "b": self.b, "method": self.method}
+        if self.language != "en":
+            params["language"] = self.language
+        return format_spec("bm25", params)
+
+    @property
+    def record(self) -> dict[str, object]:
+        """The analyzer behind the index (for manifests)."""
+        return {"language": self.language, **analyzer_versions(self.language)}
 
     def tokenize(self, texts: list[str]) -> list[list[str]]:
-        """The analyzer: lowercase words, stopwords removed, Snowball-stemmed."""
+        """The analyzer: lowercase words, stopwords removed, Snowball-stemmed (``en``); content
+        morphemes (``ja``)."""
+        if self.language == "ja":
+            return [japanese_tokens(t) for t in texts]
         import bm25s
 
         return bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
@@ -76,15 +95,17 @@ class BM25Retriever(Retriever):
         texts = [u.index_text for u in units]
         key = content_key(kind="bm25", units=hash_texts((u.chunk_id, u.index_text) for u in units),
                           k1=self.k1, b=self.b, method=self.method, stemmer=self.stemmer,
-                          stopwords=self.stopwords, code=BM25_CODE_VERSION, bm25s=bm25s.__version__)
+                          stopwords=self.stopwords, code=BM25_CODE_VERSION, bm25s=bm25s.__version__,
+                          **({"language": self.language, "analyzer": analyzer_versions(self.language)}
+                             if self.language != "en" else {}))
         folder = (self.cache or ArtifactCache()).path("bm25", key, "")
         if folder.exists() and verify_dir_checksums(folder):
             self._model = bm25s.BM25.load(str(folder))
             return self
         discard_dir(folder)
         self._model = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-        tokens = bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
-                                show_progress=False)
+        tokens = self.tokenize(texts) if self.language == "ja" else bm25s.tokenize(
+            texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer), show_progress=False)
         self._model.index(tokens, show_progress=False)
         try:
             atomic_write_dir(folder, lambda tmp: (self._model.save(str(tmp)), write_dir_checksums(tmp)))

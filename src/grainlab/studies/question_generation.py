@@ -23,8 +23,15 @@ PASSAGES = "structure(size=300)"
 MAX_NEW_TOKENS = 160
 MIN_EVIDENCE_WORDS = 3
 DUPLICATE_JACCARD = 0.8
-PROMPT = """Read the passage and write one question that it answers. Then copy, word for word, the part of the \
-passage that answers it.
+PROMPT = """Read the passage and write one question that it answers. Then copy, word for word, the sentence \
+of the passage that answers it: the exact words, not a summary.
+
+Example passage:
+The warranty covers parts for two years. Labour is covered for the first year only.
+
+Example reply:
+Question: How long is labour covered by the warranty?
+Evidence: Labour is covered for the first year only.
 
 Passage:
 {passage}
@@ -67,12 +74,17 @@ def parse_reply(text: str) -> tuple[str, str] | None:
 
 
 def verbatim_offsets(passage: str, evidence: str) -> tuple[int, int] | None:
-    """Where ``evidence`` lies in ``passage`` — as written, or without surrounding quotes, ellipses or
-    a final full stop — else ``None`` (a paraphrase is never accepted)."""
+    """Where ``evidence`` lies in ``passage`` — its words in order, as written, with any run of
+    whitespace matching any other (a quote of a line-wrapped sentence), with or without surrounding
+    quotes, ellipses or a final full stop — else ``None`` (a paraphrase is never accepted). The
+    offsets are the passage's own, so the span is exact."""
     candidates = [evidence, evidence.strip(QUOTES + " "), evidence.strip(QUOTES + " ").rstrip(".…").strip()]
     for candidate in candidates:
-        if candidate and (at := passage.find(candidate)) >= 0:
-            return at, at + len(candidate)
+        words = candidate.split()
+        if not words:
+            continue
+        if match := re.search(r"\s+".join(map(re.escape, words)), passage):
+            return match.start(), match.end()
     return None
 
 
