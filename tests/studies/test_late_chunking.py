@@ -76,10 +76,11 @@ def test_window_position_agrees_with_how_macro_windows_are_stitched():
 def test_the_grid_pairs_each_late_window_with_naive_at_the_same_size():
     systems = study.grid_systems("nomic-ai/nomic-embed-text-v1.5", [128, 256], [512, 2048], 256, 2048, "documents")
     tags = [dict(s.tags) for s in systems]
+    # late arms come window by window, so one window's sizes re-pool the token states of one pass
     assert [(t["method"], t["size"], t["window"]) for t in tags] == [
-        ("naive", 128, 0), ("late", 128, 512), ("late", 128, 2048), ("naive", 256, 0), ("late", 256, 512),
+        ("naive", 128, 0), ("naive", 256, 0), ("late", 128, 512), ("late", 256, 512), ("late", 128, 2048),
         ("late", 256, 2048)]
-    assert all(s.aggregate == "max" for s in systems) and "max_length=512" in systems[1].retriever
+    assert all(s.aggregate == "max" for s in systems) and "max_length=512" in systems[2].retriever
     claims = study.grid_claims(["covid_qa"], [128, 256], [512, 2048], "nDCG@10", "documents", "nomic")
     labels = {s.display for s in systems}
     assert len(claims) == 4 and all(c.system in labels and c.baseline in labels for c in claims)

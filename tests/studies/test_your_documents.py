@@ -297,7 +297,7 @@ def test_citation_ids_survive_a_paragraph_inserted_at_the_top():
     assert [r["chunk_id"] for r in old] != [r["chunk_id"] for r in new[1:]]  # ordinal ids shift...
     assert [r["id"] for r in old] == [r["id"] for r in new[1:]]  # ...citation ids do not
     assert new[1]["prev_id"] == new[0]["id"] and new[1]["next_id"] == new[2]["id"]
-    assert all(r["id"].startswith("guide@3#") and r["splitter_version"] == "structure/3" for r in new)
+    assert all(r["id"].startswith("guide@3#") and r["splitter_version"] == chunker.version_string for r in new)
     assert new[2]["headings"] == ["Shipping"] and len(new[2]["sha256"]) == 64
 
 
@@ -324,14 +324,14 @@ def test_generated_questions_keep_only_verbatim_evidence_and_drop_near_duplicate
     reader = ScriptedReader(lambda prompt: next(replies), model_id="test/qwen", max_new_tokens=160)
     passages = [(doc, 0, len(POLICY_2024))] * 4
     original = qg.sample_passages
-    qg.sample_passages = lambda documents, n, seed=0: passages
+    qg.sample_passages = lambda documents, n, seed=0, language="en": passages
     try:
         kept, report = qg.generate_questions([doc], reader, n=4, progress=False)
     finally:
         qg.sample_passages = original
     assert report.as_dict() == {"asked": 4, "kept": 1, "yield": 0.25, "dropped": {
         "near-duplicate question": 1, "evidence not verbatim in the passage": 1,
-        "no question and evidence in the reply": 1}}
+        "no question and evidence in the reply": 1}, "language": "en"}
     (question,) = kept
     key, start, end = question.spans[0]
     assert key == "policy@2024" and POLICY_2024[start:end] == "within 30 days of delivery for a full refund"

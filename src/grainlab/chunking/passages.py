@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
-from grainlab.chunking.sentences import sentence_spans
+from grainlab.chunking.sentences import SEGMENTER_VERSION, sentence_spans
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
@@ -34,7 +34,7 @@ class PassageChunker(Chunker):
     words: int = 100
     min_last: int = 50
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "2"  # 2: sentences split block by block (linear time)
+    version = f"2.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time)
 
     def __post_init__(self) -> None:
         if self.words < 1 or not 0 <= self.min_last <= self.words:

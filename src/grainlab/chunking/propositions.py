@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from grainlab.cache import content_key
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
-from grainlab.chunking.sentences import sentence_spans
+from grainlab.chunking.sentences import SEGMENTER_VERSION, sentence_spans
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.readers.factory import BACKENDS, shared_reader
@@ -93,7 +93,7 @@ class PropositionChunker(Chunker):
     min_support: float = 0.5
     tokenizer: str = DEFAULT_TOKENIZER
     backend: str = "auto"
-    version = f"1-{PROMPT_VERSION}"  # cached units follow the prompt: a changed prompt re-cuts them
+    version = f"1.{SEGMENTER_VERSION}-{PROMPT_VERSION}"  # cached units follow the prompt: a changed prompt re-cuts them
 
     def __post_init__(self) -> None:
         if self.max_new_tokens < 16 or self.batch_size < 1 or not 0.0 <= self.min_support <= 1.0:

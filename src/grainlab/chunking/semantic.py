@@ -17,7 +17,7 @@ import numpy as np
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.recursive import MIN_SIZE
-from grainlab.chunking.sentences import sentence_spans
+from grainlab.chunking.sentences import SEGMENTER_VERSION, sentence_spans
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
@@ -102,7 +102,7 @@ def embed_texts(model: str, texts: list[str]) -> np.ndarray:
 class _SentenceGroupChunker(Chunker):
     """Shared machinery: sentences → embeddings → groups → size-limited chunks."""
 
-    version: ClassVar[str] = "2"  # 2: sentences split block by block (linear time)
+    version: ClassVar[str] = f"2.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time)
 
     model: str
     size: int

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register, trim_span
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.recursive import MIN_SIZE, RecursiveChunker
-from grainlab.chunking.sentences import sentence_spans
+from grainlab.chunking.sentences import SEGMENTER_VERSION, sentence_spans
 from grainlab.errors import ConfigError
 from grainlab.models.tokenizers import TextTokenizer, get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
@@ -174,7 +174,7 @@ class StructureChunker(Chunker):
 
     size: int = 512
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "3"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings
+    version = f"3.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:
@@ -254,7 +254,7 @@ class ParentChildChunker(Chunker):
     parent_size: int = 1024
     parents: str = "structure"
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "4"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings; 4: recursive/2 children
+    version = f"4.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings; 4: recursive/2 children
 
     def __post_init__(self) -> None:
         if self.parents not in ("structure", "recursive"):

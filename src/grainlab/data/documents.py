@@ -238,18 +238,31 @@ def read_documents_jsonl(path: Path) -> list[SourceDocument]:
 
 
 def load_documents(path: str | Path) -> list[SourceDocument]:
-    """A folder's documents (every ``.md``/``.txt``/``.html``/``.pdf`` under it, sorted by path)
-    or a ``documents.jsonl``'s; a missing path or an empty folder is an error saying what to pass."""
-    path = Path(path).expanduser()
-    if path.is_file() and path.suffix == ".jsonl":
-        return read_documents_jsonl(path)
-    if not path.is_dir():
-        raise DatasetNotFound(f"{path}: not a folder of documents nor a documents.jsonl; pass a folder holding "
-                              f"{', '.join(SUFFIXES)} files, or a JSON-lines file with id and text per line")
-    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
-                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
-    if not files:
-        raise DatasetNotFound(f"{path}: no {', '.join(SUFFIXES)} files under it")
+    """A folder's documents (every ``.md``/``.txt``/``.html``/``.pdf`` under it, sorted by path),
+    the files a glob pattern matches (``docs/*.txt``; ids relative to the folder before the first
+    wildcard) or a ``documents.jsonl``'s; a missing path or an empty folder is an error saying what
+    to pass."""
+    pattern = str(path)
+    if any(c in pattern for c in "*?["):
+        parts = Path(pattern).expanduser().parts
+        fixed = next(i for i, part in enumerate(parts) if any(c in part for c in "*?["))
+        path = Path(*parts[:fixed]) if fixed else Path(".")
+        files = sorted(p for p in path.glob(str(Path(*parts[fixed:])))
+                       if p.is_file() and p.suffix.lower() in SUFFIXES)
+        if not files:
+            raise DatasetNotFound(f"{pattern}: matches no {', '.join(SUFFIXES)} file")
+    else:
+        path = Path(path).expanduser()
+        if path.is_file() and path.suffix == ".jsonl":
+            return read_documents_jsonl(path)
+        if not path.is_dir():
+            raise DatasetNotFound(f"{path}: not a folder of documents nor a documents.jsonl; pass a folder holding "
+                                  f"{', '.join(SUFFIXES)} files, a glob pattern, or a JSON-lines file with id and "
+                                  "text per line")
+        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        if not files:
+            raise DatasetNotFound(f"{path}: no {', '.join(SUFFIXES)} files under it")
     documents = [read_document(p, path) for p in files]
     keys: dict[str, str] = {}
     for doc in documents:

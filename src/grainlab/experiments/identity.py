@@ -26,7 +26,7 @@ def model_revisions(spec: str) -> dict[str, str]:
 ENGINE_CODE = ("evaluation.measures", "evaluation.registry", "evaluation.spans", "evaluation.answers",
                "retrieval", "chunking", "models", "readers", "data.types", "cache",
                "experiments.engine", "experiments.scoring", "experiments.chunk_cache",
-               "experiments.systems", "experiments.store", "experiments.identity")
+               "experiments.systems", "experiments.store", "experiments.identity", "languages")
 """The source a stored per-query table depends on. Inference over the tables (``evaluation``'s
 significance and verdicts) and how files are written (``files``) are not in it: they do not change
 a per-query value, so editing them never recomputes one."""

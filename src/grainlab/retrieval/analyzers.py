@@ -17,16 +17,13 @@ import functools
 from importlib import metadata
 
 from grainlab.errors import ConfigError
+from grainlab.languages import LANGUAGES, check_language
 
-LANGUAGES = ("en", "ja")
+__all__ = ["JA_DROPPED_POS", "JA_PACKAGES", "LANGUAGES", "analyzer_versions", "check_language",
+           "japanese_tokens", "whitespace_tokens"]
+
 JA_DROPPED_POS = frozenset({"助詞", "助動詞", "補助記号", "空白"})
 JA_PACKAGES = ("fugashi", "unidic-lite")
-
-
-def check_language(language: str) -> str:
-    if language not in LANGUAGES:
-        raise ConfigError(f"BM25 language must be one of {LANGUAGES}, got {language!r}")
-    return language
 
 
 @functools.lru_cache(maxsize=1)

@@ -94,16 +94,16 @@ def grid_systems(model: str, sizes: Sequence[int], windows: Sequence[int], overl
     if level not in ("chunks", "documents"):
         raise ValueError(f"level must be 'chunks' or 'documents', got {level!r}")
     aggregate = "max" if level == "documents" else None
-    out = []
-    for size in sizes:
-        chunker = f"fixed_tokens(size={size},overlap=0,tokenizer={model})"
-        out.append(System(dense(model, naive_length), chunker, aggregate, label=f"naive · {size} · {level}",
-                          tags={"method": "naive", "size": size, "window": 0, "level": level}))
-        out += [System(late(model, window, min(overlap, window // 2)), chunker, aggregate,
-                       label=f"late · {size} · w{window} · {level}",
-                       tags={"method": "late", "size": size, "window": window, "level": level})
-                for window in windows]
-    return out
+    chunkers = {size: f"fixed_tokens(size={size},overlap=0,tokenizer={model})" for size in sizes}
+    naive = [System(dense(model, naive_length), chunkers[size], aggregate, label=f"naive · {size} · {level}",
+                    tags={"method": "naive", "size": size, "window": 0, "level": level}) for size in sizes]
+    # late arms grouped by window: the sizes of one window re-pool one pass over the documents
+    # (retrieval.late keeps the last pass's token states), so the corpus is read once per window
+    late_arms = [System(late(model, window, min(overlap, window // 2)), chunkers[size], aggregate,
+                        label=f"late · {size} · w{window} · {level}",
+                        tags={"method": "late", "size": size, "window": window, "level": level})
+                 for window in windows for size in sizes]
+    return naive + late_arms
 
 
 def grid_claims(sets: Sequence[str], sizes: Sequence[int], windows: Sequence[int], measure: str, level: str,

@@ -3,6 +3,11 @@ evaluation makes them: a local reader reads one passage, proposes a question and
 evidence; only quotes found **verbatim** in the passage are kept (so the gold span has exact
 offsets), near-duplicate questions are dropped, and the yield is reported. Every question is
 marked ``generated`` with the model that wrote it, and every table ``compare`` writes says so.
+
+Japanese documents (``language="ja"``, or detected) get a Japanese prompt; their lengths are counted
+in content morphemes rather than space-separated words, a quote matches across line wraps between
+any two characters (Japanese has no spaces to wrap at), and near-duplicates are compared on
+character bigrams.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from dataclasses import dataclass, field
 from grainlab.chunking.base import get_chunker
 from grainlab.data.documents import SourceDocument
 from grainlab.data.evidence import EvidenceQuestion
+from grainlab.languages import resolve_language
 from grainlab.readers.base import Reader
+from grainlab.retrieval.analyzers import japanese_tokens
 from grainlab.types import Document
 
 DEFAULT_MODEL = "Qwen/Qwen2.5-Coder-1.5B-Instruct"
@@ -39,8 +46,26 @@ Passage:
 Reply in exactly this form and nothing else:
 Question: <the question>
 Evidence: <the exact words copied from the passage>"""
-LINE = re.compile(r"^\s*\**\s*(question|evidence)\s*\**\s*:\s*(.*)$", re.IGNORECASE)
-QUOTES = "\"'“”‘’`"
+PROMPT_JA = """次の文章を読み、その文章だけで答えられる質問を日本語で一つ書いてください。次に、その答えを含む文を\
+文章から一字一句そのまま写してください（要約や言い換えは不可）。
+
+例の文章:
+保証期間は部品が2年間です。工賃は最初の1年間のみ保証されます。
+
+例の返答:
+Question: 工賃はどのくらいの期間保証されますか？
+Evidence: 工賃は最初の1年間のみ保証されます。
+
+文章:
+{passage}
+
+次の形式だけで返答してください:
+Question: <日本語の質問>
+Evidence: <文章からそのまま写した文>"""
+PROMPTS = {"en": PROMPT, "ja": PROMPT_JA}
+LINE = re.compile(r"^\s*\**\s*(question|evidence|質問|根拠)\s*\**\s*[:：]\s*(.*)$", re.IGNORECASE)
+LABELS = {"質問": "question", "根拠": "evidence"}
+QUOTES = "\"'“”‘’`「」『』"
 
 
 @dataclass
@@ -50,6 +75,7 @@ class GenerationYield:
     asked: int = 0
     kept: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
+    language: str = "en"
 
     def drop(self, reason: str) -> None:
         self.dropped[reason] = self.dropped.get(reason, 0) + 1
@@ -59,7 +85,8 @@ class GenerationYield:
         return self.kept / self.asked if self.asked else 0.0
 
     def as_dict(self) -> dict[str, object]:
-        return {"asked": self.asked, "kept": self.kept, "yield": round(self.share, 3), "dropped": dict(self.dropped)}
+        return {"asked": self.asked, "kept": self.kept, "yield": round(self.share, 3), "dropped": dict(self.dropped),
+                "language": self.language}
 
 
 def parse_reply(text: str) -> tuple[str, str] | None:
@@ -67,50 +94,64 @@ def parse_reply(text: str) -> tuple[str, str] | None:
     found: dict[str, str] = {}
     for line in text.splitlines():
         if match := LINE.match(line):
-            found.setdefault(match.group(1).lower(), match.group(2).strip())
+            label = match.group(1).lower()
+            found.setdefault(LABELS.get(label, label), match.group(2).strip())
     if not found.get("question") or not found.get("evidence"):
         return None
     return found["question"], found["evidence"]
 
 
-def verbatim_offsets(passage: str, evidence: str) -> tuple[int, int] | None:
+def verbatim_offsets(passage: str, evidence: str, language: str = "en") -> tuple[int, int] | None:
     """Where ``evidence`` lies in ``passage`` — its words in order, as written, with any run of
     whitespace matching any other (a quote of a line-wrapped sentence), with or without surrounding
-    quotes, ellipses or a final full stop — else ``None`` (a paraphrase is never accepted). The
+    quotes, ellipses or a final full stop — else ``None`` (a paraphrase is never accepted). In
+    Japanese (``ja``) its characters in order, with optional whitespace between any two. The
     offsets are the passage's own, so the span is exact."""
-    candidates = [evidence, evidence.strip(QUOTES + " "), evidence.strip(QUOTES + " ").rstrip(".…").strip()]
+    stripped = evidence.strip(QUOTES + " ")
+    candidates = [evidence, stripped, stripped.rstrip(".…。").strip()]
     for candidate in candidates:
-        words = candidate.split()
-        if not words:
+        pieces = [c for c in candidate if not c.isspace()] if language == "ja" else candidate.split()
+        if not pieces:
             continue
-        if match := re.search(r"\s+".join(map(re.escape, words)), passage):
+        if match := re.search((r"\s*" if language == "ja" else r"\s+").join(map(re.escape, pieces)), passage):
             return match.start(), match.end()
     return None
 
 
-def _words(text: str) -> set[str]:
+def word_count(text: str, language: str = "en") -> int:
+    """Space-separated words (``en``) or content morphemes (``ja``) of ``text``."""
+    return len(japanese_tokens(text)) if language == "ja" else len(text.split())
+
+
+def _words(text: str, language: str = "en") -> set[str]:
+    if language == "ja":  # character bigrams: no spaces to find words at
+        compact = "".join(text.lower().split())
+        return {compact[i:i + 2] for i in range(max(len(compact) - 1, 1))}
     return set(re.findall(r"\w+", text.lower()))
 
 
-def is_near_duplicate(question: str, kept: Sequence[str], threshold: float = DUPLICATE_JACCARD) -> bool:
-    """Whether ``question`` shares at least ``threshold`` of its words (Jaccard) with a kept one."""
-    words = _words(question)
+def is_near_duplicate(question: str, kept: Sequence[str], threshold: float = DUPLICATE_JACCARD,
+                      language: str = "en") -> bool:
+    """Whether ``question`` shares at least ``threshold`` of its words (Jaccard; character bigrams in
+    Japanese) with a kept one."""
+    words = _words(question, language)
     for other in kept:
-        theirs = _words(other)
+        theirs = _words(other, language)
         if words and theirs and len(words & theirs) / len(words | theirs) >= threshold:
             return True
     return False
 
 
 def sample_passages(documents: Sequence[SourceDocument], n: int, seed: int = 0,
-                    passages: str = PASSAGES) -> list[tuple[SourceDocument, int, int]]:
+                    passages: str = PASSAGES, language: str = "en") -> list[tuple[SourceDocument, int, int]]:
     """Up to ``n`` passages ``(document, start, end)``, taken in turn from each document (so every
     document is asked about), in a seeded random order within each document."""
     chunker = get_chunker(passages)
     rng = random.Random(seed)
     pools = []
     for doc in documents:
-        chunks = [c for c in chunker.chunk(Document(doc.key, doc.text)) if len(c.text.split()) >= 2 * MIN_EVIDENCE_WORDS]
+        chunks = [c for c in chunker.chunk(Document(doc.key, doc.text))
+                  if word_count(c.text, language) >= 2 * MIN_EVIDENCE_WORDS]
         rng.shuffle(chunks)
         pools.append([(doc, c.start, c.end) for c in chunks])
     out: list[tuple[SourceDocument, int, int]] = []
@@ -122,12 +163,15 @@ def sample_passages(documents: Sequence[SourceDocument], n: int, seed: int = 0,
 
 
 def generate_questions(documents: Sequence[SourceDocument], reader: Reader, n: int = 100, seed: int = 0,
-                       progress: bool = True) -> tuple[list[EvidenceQuestion], GenerationYield]:
+                       progress: bool = True, language: str = "auto") -> tuple[list[EvidenceQuestion], GenerationYield]:
     """Ask ``reader`` for a question and its quoted evidence on up to ``n`` passages; keep the
-    verbatim, non-duplicate ones (see the module docstring)."""
-    passages = sample_passages(documents, n, seed)
-    replies = reader.generate([PROMPT.format(passage=doc.text[a:b]) for doc, a, b in passages], progress=progress)
-    report = GenerationYield(asked=len(passages))
+    verbatim, non-duplicate ones (see the module docstring). ``language``: ``en``, ``ja`` or
+    ``auto`` (detected from the documents' text)."""
+    language = resolve_language(language, [d.text for d in documents])
+    passages = sample_passages(documents, n, seed, language=language)
+    replies = reader.generate([PROMPTS[language].format(passage=doc.text[a:b]) for doc, a, b in passages],
+                              progress=progress)
+    report = GenerationYield(asked=len(passages), language=language)
     kept: list[EvidenceQuestion] = []
     spans: set[tuple[str, int, int]] = set()
     for (doc, start, end), reply in zip(passages, replies, strict=True):
@@ -136,19 +180,20 @@ def generate_questions(documents: Sequence[SourceDocument], reader: Reader, n: i
             report.drop("no question and evidence in the reply")
             continue
         question, evidence = parsed
-        where = verbatim_offsets(doc.text[start:end], evidence)
+        where = verbatim_offsets(doc.text[start:end], evidence, language)
         if where is None:
             report.drop("evidence not verbatim in the passage")
             continue
         span = (doc.key, start + where[0], start + where[1])
-        if len(doc.text[span[1]:span[2]].split()) < MIN_EVIDENCE_WORDS:
+        if word_count(doc.text[span[1]:span[2]], language) < MIN_EVIDENCE_WORDS:
             report.drop(f"evidence under {MIN_EVIDENCE_WORDS} words")
             continue
-        if span in spans or is_near_duplicate(question, [q.question for q in kept]):
+        if span in spans or is_near_duplicate(question, [q.question for q in kept], language=language):
             report.drop("near-duplicate question")
             continue
         spans.add(span)
         kept.append(EvidenceQuestion(f"gen{len(kept):04d}", question, (span,), category="generated",
-                                     generated=True, document=doc.key, extra={"model": reader.model_id}))
+                                     generated=True, document=doc.key,
+                                     extra={"model": reader.model_id, "language": language}))
     report.kept = len(kept)
     return kept, report

@@ -45,6 +45,7 @@ from grainlab.data.documents import SourceDocument, load_documents
 from grainlab.data.evidence import evidence_dataset, load_questions
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
+from grainlab.languages import resolve_language
 from grainlab.evaluation.registry import CITATION_MATCH, SPAN_COVERED, SPAN_HIT, SPAN_RR, TOKENS
 from grainlab.evaluation.significance import (
     cluster_bootstrap_ci,
@@ -64,6 +65,7 @@ from grainlab.studies.report import Report
 from grainlab.types import Run
 
 DEFAULT_RETRIEVER = "dense(model=sentence-transformers/all-MiniLM-L6-v2)"
+DEFAULT_RETRIEVERS = {"en": DEFAULT_RETRIEVER, "ja": "bm25(language=ja)"}  # the offline encoders are English-only
 DEFAULT_CANDIDATES = {
     "A: fixed 256/32": "fixed_tokens(size=256,overlap=32)",
     "B: fixed 512/64": "fixed_tokens(size=512,overlap=64)",
@@ -209,7 +211,8 @@ def load_inputs(documents: str | Path, questions: str | Path | None = None, keep
     ``questions``: a ``questions.jsonl`` (needed unless ``documents`` is a dataset with questions)."""
     path = Path(str(documents)).expanduser()
     beir = path.is_dir() and (path / "corpus.jsonl").is_file()
-    if questions is None and (beir or not path.exists()):
+    pattern = any(c in str(documents) for c in "*?[")
+    if questions is None and (beir or not (path.exists() or pattern)):
         dataset = _with_spans(load_dataset(str(documents), mirror=mirror))
         return Inputs(dataset, source_documents(dataset))
     if questions is None:
@@ -221,7 +224,7 @@ def load_inputs(documents: str | Path, questions: str | Path | None = None, keep
     source = "yours" if not generated else ("generated" if len(generated) == len(found) else "yours and generated")
     if generated and "model" in generated[0].extra:
         source += f" by {generated[0].extra['model']}"
-    dataset = evidence_dataset(path.name, docs, found)
+    dataset = evidence_dataset(path.parent.name if pattern else path.name, docs, found)
     return Inputs(dataset, {d.key: d for d in docs}, source)
 
 
@@ -469,17 +472,26 @@ def question_clusters(dataset: Dataset) -> tuple[dict[str, str], str]:
     return evidence_clusters(located), "overlapping evidence (fewer than 10 gold documents)"
 
 
+def corpus_language(inputs: Inputs, language: str = "auto") -> str:
+    """``language``, or the one detected from the documents' text when it is ``auto``."""
+    return resolve_language(language, [d.text for d in inputs.dataset.corpus.values()])
+
+
 def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
-            retriever: str | Sequence[str] = DEFAULT_RETRIEVER, *, reranker: str | None = None, k: int = 5, tune_share: float = 0.2, price_per_mtok: float = 0.02, accept: str | None = DEFAULT_ACCEPT,
+            retriever: str | Sequence[str] | None = None, *, reranker: str | None = None, k: int = 5,
+            tune_share: float = 0.2, price_per_mtok: float = 0.02, accept: str | None = DEFAULT_ACCEPT,
             threshold: float | None = None, out: str | Path, cache: ArtifactCache | None = None, seed: int = 0,
-            n_resamples: int = 10_000, progress: bool = True) -> Comparison:
+            n_resamples: int = 10_000, progress: bool = True, language: str = "auto") -> Comparison:
     """Every candidate chunker on the inputs, scored, attributed, tested and written under ``out``:
     ``decision.csv`` (the confirmation split), ``tuning.csv``, ``by_category.csv``,
     ``failures.csv``, ``paired.csv``, ``per_question.csv``, ``chunks.jsonl``, ``report.html``
-    and ``summary.json``."""
+    and ``summary.json``. ``language`` (``auto``: detected from the documents) picks the default
+    retriever (:data:`DEFAULT_RETRIEVERS`) and is stated in the decision tables."""
     from tqdm.auto import tqdm
 
     started = time.perf_counter()
+    language = corpus_language(inputs, language)
+    retriever = retriever or DEFAULT_RETRIEVERS[language]
     chunkers = dict(chunkers or DEFAULT_CANDIDATES)
     criteria = parse_criteria(accept, k)
     dataset, out = inputs.dataset, Path(out)
@@ -532,8 +544,9 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
         found = [scores[label][q] for q in tune_hits["qid"] if q in scores[label]]
         thresholds[label] = threshold if threshold is not None else (
             float(np.quantile(found, THRESHOLD_QUANTILE)) if found else math.inf)
-    tuning = _summary(system_rows[system_rows["split"] == "tune"], k, costs, thresholds, scores, criteria)
-    decision = _summary(system_rows[system_rows["split"] == "confirm"], k, costs, thresholds, scores, criteria)
+    searched_by = retriever if isinstance(retriever, str) else " + ".join(retriever)
+    tuning, decision = (_summary(system_rows[system_rows["split"] == part], k, costs, thresholds, scores, criteria)
+                        .assign(language=language, retriever=searched_by) for part in ("tune", "confirm"))
     if tuning.empty or decision.empty:
         raise ConfigError(f"the {'tuning' if tuning.empty else 'confirmation'} split is empty: "
                           f"{len(dataset.queries)} questions at tune_share={tune_share}; give more questions")
@@ -551,7 +564,7 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
     stages.close()
     comparison = Comparison(decision, tuning, by_category, failures, paired, sentence, recommended, rows, criteria,
                             {"questions_from": inputs.questions_from, "clusters": cluster_name, "k": k,
-                             "retriever": retriever if isinstance(retriever, str) else " + ".join(retriever),
+                             "retriever": searched_by, "language": language,
                              "reranker": reranker, "tune_share": tune_share, "price_per_mtok": price_per_mtok,
                              "thresholds": thresholds, "evidence": info.get("evidence", "gold spans"),
                              "n_documents": len(dataset.corpus), "n_questions": len(dataset.queries),
