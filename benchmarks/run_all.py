@@ -9,7 +9,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = ("bench_bm25.py", "bench_encoding.py", "bench_cache.py", "bench_late.py", "bench_reader.py",
-           "bench_sentences.py", "bench_ann.py", "bench_long_encoder.py")
+           "bench_sentences.py", "bench_ann.py", "bench_long_encoder.py", "japanese_sentences.py")
+
+
+def cell(value: object) -> str:
+    """A scalar as it is; a mapping as ``key: value`` pairs (lists stay in the JSON file)."""
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {v}" for k, v in value.items())
+    return str(value)
 
 
 def section(path: Path) -> list[str]:
@@ -17,8 +24,8 @@ def section(path: Path) -> list[str]:
     data = json.loads(path.read_text())
     lines = [f"## {path.stem}", "", f"machine: {data['machine']}, {data['cpus']} CPUs", "",
              "| quantity | value |", "|---|---|"]
-    lines += [f"| {key} | {value} |" for key, value in data.items()
-              if key not in ("benchmark", "machine", "cpus", "rows")]
+    lines += [f"| {key} | {cell(value)} |" for key, value in data.items()
+              if key not in ("benchmark", "machine", "cpus", "rows") and not isinstance(value, list)]
     rows = data.get("rows") or []
     if rows:
         columns = list(dict.fromkeys(key for row in rows for key in row))

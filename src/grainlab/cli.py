@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from grainlab import settings
-from grainlab.errors import GrainlabError
+from grainlab.errors import ConfigError, GrainlabError
 
 
 def _common() -> argparse.ArgumentParser:
@@ -155,7 +155,8 @@ def cmd_questions(args: argparse.Namespace) -> int:
 
     documents = load_documents(args.documents)
     reader = get_reader(args.reader, "auto", max_new_tokens=MAX_NEW_TOKENS, stop_at_newline=False)
-    questions, report = generate_questions(documents, reader, n=args.n, seed=args.seed)
+    questions, report = generate_questions(documents, reader, n=args.n, seed=args.seed, language=args.language,
+                                           passages=args.passages)
     by_key = {d.key: d for d in documents}
     from grainlab.cache import atomic_write_text
 
@@ -163,6 +164,34 @@ def cmd_questions(args: argparse.Namespace) -> int:
                                               for q in questions))
     print(f"{report.kept} of {report.asked} passages gave a question with verbatim evidence "
           f"(yield {report.share:.0%}; dropped: {report.dropped}); written to {args.out}")
+    return 0
+
+
+def cmd_tokens(args: argparse.Namespace) -> int:
+    from grainlab.data.documents import load_documents
+    from grainlab.studies.token_accounting import (
+        PROJECT_TOKENIZERS,
+        chars_per_token,
+        reference_texts,
+    )
+
+    if args.documents:
+        texts = {args.documents: [d.text for d in load_documents(args.documents)]}
+    else:
+        mirror = settings.mirror_dir(args.mirror)
+        if mirror is None:
+            raise ConfigError("the reference texts are read from the dataset mirror: pass --mirror or set "
+                              f"${settings.MIRROR_ENV} (or name your own documents)")
+        texts = reference_texts(mirror)
+    tokenizers = {name: name for name in args.tokenizer} if args.tokenizer else PROJECT_TOKENIZERS
+    table = chars_per_token(texts, tokenizers, sizes=args.sizes)
+    if args.out:
+        from grainlab.cache import atomic_write_text
+
+        atomic_write_text(Path(args.out), table.to_csv(index=False))
+    shown = ["texts", "language", "tokenizer", "characters", "tokens", "chars_per_token",
+             *(f"chars_in_{size}_tokens" for size in args.sizes)]
+    print(table[shown].to_string(index=False, float_format=lambda v: f"{v:.2f}"))
     return 0
 
 
@@ -249,8 +278,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="questions.jsonl to write (every line marked generated)")
     p.add_argument("--n", type=int, default=100, help="passages to ask about (default 100)")
     p.add_argument("--reader", default="Qwen/Qwen2.5-Coder-1.5B-Instruct", help="the reader's Hugging Face id")
+    p.add_argument("--passages", default="structure(size=300)",
+                   help="chunker spec cutting the passages asked about (default structure(size=300); "
+                        "Japanese text holds ~1.35 characters per cl100k token (`grainlab tokens`), so size=150 gives passages of ~200 characters)")
+    p.add_argument("--language", choices=["auto", "en", "ja"], default="auto",
+                   help="the documents' language (default: detected from their script)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=cmd_questions)
+
+    p = sub.add_parser("tokens", parents=[common],
+                       help="characters per token of your documents in every tokenizer grainlab uses")
+    p.add_argument("documents", nargs="?", help="a folder of .md/.txt/.html/.pdf, a glob or a documents.jsonl "
+                                                "(default: the project's Japanese and English reference texts)")
+    p.add_argument("--tokenizer", nargs="+", metavar="NAME", help="tokenizers (tiktoken names or Hugging Face ids; "
+                                                                  "default: every tokenizer the project uses)")
+    p.add_argument("--sizes", nargs="+", type=int, default=[256, 512], help="token sizes to translate into characters")
+    p.add_argument("--out", help="CSV to write the table to")
+    p.set_defaults(func=cmd_tokens)
     return parser
 
 

@@ -92,6 +92,7 @@ def test_no_text_lost_or_invented(spec, text):
 @PROPERTY
 @given(text=TEXT)
 @example(text="e.g.  Müller  the the 東京 ")  # found by hypothesis: the piece fit untrimmed, not trimmed
+@example(text="word " * 7 + "reciprocal_rank_fusion(lists,")  # found on a Japanese article: one piece, 7 → 9 tokens trimmed
 def test_size_limit_respected_after_retokenizing(spec, text):
     chunker = get_chunker(spec)
     tokenizer = get_tokenizer(chunker.tokenizer)

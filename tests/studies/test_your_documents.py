@@ -320,22 +320,36 @@ def test_generated_questions_keep_only_verbatim_evidence_and_drop_near_duplicate
         "Question: How long is the return window?\nEvidence: within 30 days of delivery",  # a duplicate question
         "Question: What is the refund period?\nEvidence: one month after it arrives",  # a paraphrase
         "I cannot answer that.",
+        "Question: The return window is long.\nEvidence: within 30 days of delivery",  # not a question
     ])
     reader = ScriptedReader(lambda prompt: next(replies), model_id="test/qwen", max_new_tokens=160)
-    passages = [(doc, 0, len(POLICY_2024))] * 4
+    passages = [(doc, 0, len(POLICY_2024))] * 5
     original = qg.sample_passages
-    qg.sample_passages = lambda documents, n, seed=0, language="en": passages
+    qg.sample_passages = lambda documents, n, seed=0, **options: passages
     try:
-        kept, report = qg.generate_questions([doc], reader, n=4, progress=False)
+        kept, report = qg.generate_questions([doc], reader, n=5, progress=False)
     finally:
         qg.sample_passages = original
-    assert report.as_dict() == {"asked": 4, "kept": 1, "yield": 0.25, "dropped": {
+    assert report.as_dict() == {"asked": 5, "kept": 1, "yield": 0.2, "dropped": {
         "near-duplicate question": 1, "evidence not verbatim in the passage": 1,
-        "no question and evidence in the reply": 1}, "language": "en"}
+        "no question and evidence in the reply": 1, "not a question": 1}, "language": "en"}
     (question,) = kept
     key, start, end = question.spans[0]
     assert key == "policy@2024" and POLICY_2024[start:end] == "within 30 days of delivery for a full refund"
     assert question.generated and question.extra["model"] == "test/qwen"
+
+
+def test_statements_and_copied_sentences_are_not_kept_as_questions():
+    passage = "新索引は旧索引と並行構築し、aliasを切り替えます。旧索引は期間だけ残します。"
+    assert qg.is_question("旧索引はいつまで残しますか？", "ja") and qg.is_question("旧索引はどう扱う", "ja")
+    assert qg.is_question("旧索引は残しますか。", "ja") and qg.is_question("How long is it kept?")
+    assert not qg.is_question("検索品質の問題に見えるため、利用者へ対象外範囲を示します。", "ja")
+    assert not qg.is_question("The old index is kept for a while.")
+    assert qg.copies_passage("新索引は旧索引と並行構築し、aliasを切り替えます。", passage, "ja")
+    assert not qg.copies_passage("新索引はどのように構築しますか？", passage, "ja")
+    english = "The old index stays readable for the recovery period."
+    assert qg.copies_passage("The old index stays readable?", english)
+    assert not qg.copies_passage("How long does the old index stay readable?", english)
 
 
 def test_passages_are_taken_from_every_document_in_turn():

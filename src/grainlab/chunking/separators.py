@@ -50,7 +50,8 @@ class RecursiveSeparatorChunker(Chunker):
     size: int = 200
     overlap: int = 0
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "2"  # 2: without overlap, a piece of no tokens (a control character) is not carried over
+    version = "3"  # 2: without overlap, a piece of no tokens (a control character) is not carried over
+    # 3: a single piece over the limit once trimmed (" fusion(" is fewer tokens than "fusion(") is cut at characters
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:
@@ -113,6 +114,21 @@ class RecursiveSeparatorChunker(Chunker):
                 if take == 1 or tok.count(text[start:end]) <= self.size:
                     break
                 take -= 1
-            if start < end and (not out or out[-1] != (start, end)):
+            if take == 1 and start < end and tok.count(text[start:end]) > self.size:
+                self._cut_characters(tok, text, start, end, out)
+            elif start < end and (not out or out[-1] != (start, end)):
                 out.append((start, end))
             group = group[take:]
+
+    def _cut_characters(self, tok: TextTokenizer, text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+        """One piece over the limit only once trimmed (its leading separator shared a token with
+        its first word): cut at characters, as the last separator does, each chunk the longest
+        prefix whose exact count fits."""
+        while start < end:
+            cut = end
+            while cut > start + 1 and tok.count(text[start:cut]) > self.size:
+                cut -= 1
+            piece = trim_span(text, start, cut)
+            if piece[0] < piece[1]:
+                out.append(piece)
+            start = trim_span(text, cut, end)[0] if cut < end else end

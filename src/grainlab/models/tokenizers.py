@@ -58,16 +58,21 @@ class TiktokenTokenizer:
 
 class HFTokenizer:
     """A Hugging Face fast tokenizer named by model id (resolved offline when needed; a GGUF
-    embedder's is rebuilt from its GGUF file)."""
+    embedder's is rebuilt from its GGUF file, a GGUF reader's — Qwen2.5's BPE — read from its
+    verified GGUF by transformers' GGUF loader, which gives llama.cpp's tokens)."""
 
     def __init__(self, model_id: str) -> None:
+        from grainlab.models.gguf import gguf_file, has_gguf
         from grainlab.models.llama_encoder import gguf_tokenizer, is_gguf_embedder
 
         self.name = model_id
         if is_gguf_embedder(model_id):
-            from grainlab.models.gguf import gguf_file
-
             fast = gguf_tokenizer(gguf_file(model_id), max_length=1_000_000)
+        elif has_gguf(model_id):  # a reader: transformers reads the vocabulary of its verified GGUF
+            from transformers import AutoTokenizer
+
+            path = gguf_file(model_id).path
+            fast = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
         else:
             from transformers import AutoTokenizer
 
@@ -83,6 +88,9 @@ class HFTokenizer:
 
     def count(self, text: str) -> int:
         return len(self._backend.encode(text, add_special_tokens=False).ids)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self._backend.encode(text, add_special_tokens=False).ids)
 
 
 @functools.lru_cache(maxsize=16)

@@ -1,7 +1,9 @@
 """Span-labelled questions generated from a user's own documents, as Chroma's synthetic
 evaluation makes them: a local reader reads one passage, proposes a question and quotes its
 evidence; only quotes found **verbatim** in the passage are kept (so the gold span has exact
-offsets), near-duplicate questions are dropped, and the yield is reported. Every question is
+offsets), replies whose "question" is not a question or copies the passage word for word (an
+answer leaked into the query) are dropped, near-duplicate questions are dropped, and the yield is
+reported. Every question is
 marked ``generated`` with the model that wrote it, and every table ``compare`` writes says so.
 
 Japanese documents (``language="ja"``, or detected) get a Japanese prompt; their lengths are counted
@@ -66,6 +68,7 @@ PROMPTS = {"en": PROMPT, "ja": PROMPT_JA}
 LINE = re.compile(r"^\s*\**\s*(question|evidence|質問|根拠)\s*\**\s*[:：]\s*(.*)$", re.IGNORECASE)
 LABELS = {"質問": "question", "根拠": "evidence"}
 QUOTES = "\"'“”‘’`「」『』"
+JA_INTERROGATIVES = re.compile(r"何|なに|なん[でのだ]|どの|どう|どこ|どれ|どちら|どんな|いつ|なぜ|誰|だれ|いくつ|いくら|幾")
 
 
 @dataclass
@@ -118,6 +121,22 @@ def verbatim_offsets(passage: str, evidence: str, language: str = "en") -> tuple
     return None
 
 
+def is_question(text: str, language: str = "en") -> bool:
+    """Whether ``text`` reads as a question: it ends with a question mark, or — in Japanese, where
+    questions often end with ``か`` or ``。`` — ends with ``か`` or holds an interrogative word."""
+    core = text.strip().strip(QUOTES + " ")
+    if core.endswith(("?", "？")):
+        return True
+    return language == "ja" and (core.rstrip("。").endswith("か") or bool(JA_INTERROGATIVES.search(core)))
+
+
+def copies_passage(question: str, passage: str, language: str = "en") -> bool:
+    """Whether the question, without its final mark, is a run of the passage word for word (at least
+    ``MIN_EVIDENCE_WORDS`` words): a statement copied from the passage, so retrieval is a string match."""
+    core = question.strip().strip(QUOTES + " ").rstrip("?？。.").strip()
+    return word_count(core, language) >= MIN_EVIDENCE_WORDS and verbatim_offsets(passage, core, language) is not None
+
+
 def word_count(text: str, language: str = "en") -> int:
     """Space-separated words (``en``) or content morphemes (``ja``) of ``text``."""
     return len(japanese_tokens(text)) if language == "ja" else len(text.split())
@@ -163,12 +182,13 @@ def sample_passages(documents: Sequence[SourceDocument], n: int, seed: int = 0,
 
 
 def generate_questions(documents: Sequence[SourceDocument], reader: Reader, n: int = 100, seed: int = 0,
-                       progress: bool = True, language: str = "auto") -> tuple[list[EvidenceQuestion], GenerationYield]:
-    """Ask ``reader`` for a question and its quoted evidence on up to ``n`` passages; keep the
-    verbatim, non-duplicate ones (see the module docstring). ``language``: ``en``, ``ja`` or
-    ``auto`` (detected from the documents' text)."""
+                       progress: bool = True, language: str = "auto",
+                       passages: str = PASSAGES) -> tuple[list[EvidenceQuestion], GenerationYield]:
+    """Ask ``reader`` for a question and its quoted evidence on up to ``n`` passages (cut by the
+    chunker spec ``passages``); keep the verbatim, non-duplicate ones (see the module docstring).
+    ``language``: ``en``, ``ja`` or ``auto`` (detected from the documents' text)."""
     language = resolve_language(language, [d.text for d in documents])
-    passages = sample_passages(documents, n, seed, language=language)
+    passages = sample_passages(documents, n, seed, passages=passages, language=language)
     replies = reader.generate([PROMPTS[language].format(passage=doc.text[a:b]) for doc, a, b in passages],
                               progress=progress)
     report = GenerationYield(asked=len(passages), language=language)
@@ -180,6 +200,12 @@ def generate_questions(documents: Sequence[SourceDocument], reader: Reader, n: i
             report.drop("no question and evidence in the reply")
             continue
         question, evidence = parsed
+        if not is_question(question, language):
+            report.drop("not a question")
+            continue
+        if copies_passage(question, doc.text[start:end], language):
+            report.drop("question copied from the passage")
+            continue
         where = verbatim_offsets(doc.text[start:end], evidence, language)
         if where is None:
             report.drop("evidence not verbatim in the passage")

@@ -45,7 +45,6 @@ from grainlab.data.documents import SourceDocument, load_documents
 from grainlab.data.evidence import evidence_dataset, load_questions
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
-from grainlab.languages import resolve_language
 from grainlab.evaluation.registry import CITATION_MATCH, SPAN_COVERED, SPAN_HIT, SPAN_RR, TOKENS
 from grainlab.evaluation.significance import (
     cluster_bootstrap_ci,
@@ -57,6 +56,7 @@ from grainlab.evaluation.spans import covers, duplication_rate
 from grainlab.experiments import System, chunk_corpus, run_experiment
 from grainlab.experiments.engine import FINAL, last_stage
 from grainlab.experiments.systems import Stages, canonical
+from grainlab.languages import resolve_language
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.retrieval.ann import IndexSpec
 from grainlab.settings import DEFAULT_TOKENIZER
