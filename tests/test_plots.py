@@ -36,21 +36,6 @@ def test_figures_have_labels_and_files(tmp_path):
     assert len(fig2.axes) >= 2 and "tokens read" in fig2.axes[0].get_xlabel()
 
 
-def test_saved_pdfs_embed_truetype_fonts_never_type3(tmp_path):
-    """Camera-ready checkers reject Type 3 fonts: the style's font type must hold when saving,
-    outside the drawing function's style context too."""
-    import matplotlib.pyplot as plt
-
-    from grainlab.plots import pdf_font_types
-
-    fig = plot_metric_vs_chunk_size(table(), {"squad": "AnswerRecall@2"}, "title")
-    _, pdf = save_figure(fig, "fonts", tmp_path)
-    assert pdf_font_types(pdf) and pdf_font_types(pdf) <= {"/TrueType", "/CIDFontType2"}
-    with plt.rc_context({"pdf.fonttype": 3}):  # the reference: matplotlib's default embeds Type 3
-        fig.savefig(tmp_path / "type3.pdf")
-    assert "/Type3" in pdf_font_types(tmp_path / "type3.pdf")
-
-
 def test_sweep_and_pipeline_plots():
     from grainlab.plots import plot_pipeline_stages, plot_sweep
 

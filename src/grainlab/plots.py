@@ -104,30 +104,12 @@ def save_figure(fig, name: str, folder: str | Path | None = None) -> list[Path]:
     code's fingerprint and the commit (PNG text chunks; the PDF's Subject); return the paths."""
     from grainlab.experiments.manifest import git_commit
 
-    import matplotlib.pyplot as plt
-
     out = figures_dir(folder)
     paths = [out / f"{name}.png", out / f"{name}.pdf"]
     stamp, commit = plots_fingerprint(), git_commit()
-    with plt.rc_context(grainlab_style()):  # the PDF's font type is read when saving, not when drawing
-        fig.savefig(paths[0], dpi=150, bbox_inches="tight", metadata={STAMP_KEY: stamp, "grainlab-commit": commit})
-        fig.savefig(paths[1], bbox_inches="tight", metadata={"Subject": f"{STAMP_KEY}={stamp} commit={commit}"})
+    fig.savefig(paths[0], dpi=150, bbox_inches="tight", metadata={STAMP_KEY: stamp, "grainlab-commit": commit})
+    fig.savefig(paths[1], bbox_inches="tight", metadata={"Subject": f"{STAMP_KEY}={stamp} commit={commit}"})
     return paths
-
-
-def pdf_font_types(path: str | Path) -> set[str]:
-    """The ``/Subtype`` of every font a PDF embeds, a composite (``/Type0``) font by its
-    descendant's (matplotlib's Type 42 is ``/CIDFontType2`` or ``/TrueType``: TrueType outlines;
-    ``/Type3`` is what camera-ready checkers reject)."""
-    from pypdf import PdfReader
-
-    kinds: set[str] = set()
-    for page in PdfReader(str(path)).pages:
-        fonts = (page.get("/Resources") or {}).get("/Font") or {}
-        for font in (f.get_object() for f in fonts.values()):
-            descendants = [d.get_object() for d in font.get("/DescendantFonts") or []]
-            kinds |= {str(f.get("/Subtype")) for f in descendants or [font]}
-    return kinds
 
 
 def figure_stamp(path: Path) -> str | None:
