@@ -89,7 +89,10 @@ def test_verdicts_lead_the_report_and_fill_the_readme_block(tmp_path):
     assert "<td class='reproduced'>reproduced</td>" in page and "1 reproduced, 0 not reproduced" in page
     assert "not tested yet" in page  # chunk size predates the verdict tables: said, not hidden
     text = markdown_path.read_text()
-    assert verdicts.loc[0, "ours"] in text and "## Verdicts" in text
+    row = verdicts.iloc[0]
+    effect = f"{row['effect']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"  # one scale: three decimals
+    assert effect in text and "## Verdicts" in text and "| p (Holm) |" in text
+    assert "1 reproduced, 0 not reproduced, 0 inconclusive, 0 untestable" in page  # the study's summary line
     readme = tmp_path / "README.md"
     readme.write_text(f"# x\n\n{README_BEGIN}\nstale\n{README_END}\n\nafter\n")
     assert update_readme(readme, "full", results)
@@ -136,7 +139,8 @@ def test_queries_needed_read_as_counts_in_the_html_tables():
     table = pd.DataFrame({"verdict": ["inconclusive", "reproduced"], "queries_needed": [4956.0, None],
                           "p_holm": [0.2251, 0.001]})
     page = _verdict_html(table)
-    assert "<td>4,956</td>" in page and "e+03" not in page and "<td>0.225</td>" in page
+    assert "<td class='num'>4,956</td>" in page and "e+03" not in page and "<td class='num'>0.225</td>" in page
+    assert "<th>queries needed</th>" in page and "<th>p (Holm)</th>" in page  # human headers
 
 
 def test_a_decision_study_has_no_row_in_the_verdict_overview_and_a_paper_study_without_verdicts_does():
@@ -147,3 +151,31 @@ def test_a_decision_study_has_no_row_in_the_verdict_overview_and_a_paper_study_w
                 StudySection("chunk_size", "01_chunk_size", Report("chunk size", rows))]
     overview = verdict_overview(sections)
     assert list(overview["study"]) == ["01_chunk_size"] and overview["verdict"][0].startswith("not tested yet")
+
+
+def test_no_table_of_the_committed_report_is_wider_than_its_column_at_1280_px(tmp_path):
+    """Headless Chromium lays out the report built from the committed results at a 1,280-px
+    window; a probe script compares every table's width with its column's."""
+    import re
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    import pytest
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed (scripts/setup.sh installs the Debian package)")
+    root = Path(__file__).resolve().parents[1]
+    html_path, _ = write_report("full", tmp_path / "report.html", root / "results", root / "figures")
+    probe = ("<script>window.addEventListener('load', () => { const wide = [...document.querySelectorAll('table')]"
+             ".map(t => [Math.round(t.getBoundingClientRect().width), Math.round(t.parentElement.getBoundingClientRect()"
+             ".width)]).filter(([table, column]) => table > column + 1); document.title = 'PROBE' + JSON.stringify("
+             "{tables: document.querySelectorAll('table').length, wide: wide}); });</script>")
+    html_path.write_text(html_path.read_text().replace("</body>", probe + "</body>"))
+    dom = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                          f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,900",
+                          "--virtual-time-budget=5000", "--dump-dom", html_path.as_uri()],
+                         check=True, capture_output=True, text=True, timeout=300).stdout
+    found = json.loads(re.search(r"PROBE(\{.*?\})</title>", dom).group(1))
+    assert found["tables"] >= 10 and found["wide"] == []

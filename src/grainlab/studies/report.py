@@ -15,8 +15,50 @@ from grainlab.experiments.tables import markdown_table
 from grainlab.studies.claims import where_columns
 
 COLUMNS = ("claim", "paper", "ours")  # every report has these, then its own columns
-VERDICT_SHOWN = ("claim", "paper", "system", "baseline", "measure", "ours", "p_holm", "verdict", "queries_needed",
-                 "paper_effect_excluded", "deviation")
+SHARED_ONCE = ("paper", "deviation")
+"""Columns shown once above or below a claim table when every row has the same value."""
+HEADERS = {"p_holm": "p (Holm)", "queries_needed": "queries needed", "p": "p", "n": "n",
+           "retriever_label": "retriever", "chunker_label": "chunker", "ci_low": "95% CI low",
+           "ci_high": "95% CI high", "share_at_limit": "share at token limit", "design_effect": "design effect"}
+
+
+def human_header(column: str) -> str:
+    """A column name as a reader writes it: ``p (Holm)`` for ``p_holm``, spaces for underscores."""
+    return HEADERS.get(column, column.replace("_", " "))
+
+
+def signed(value: object, digits: int = 3) -> str:
+    """A difference with its sign and a fixed number of decimals (one scale per column)."""
+    return "—" if value is None or pd.isna(value) else f"{float(value):+.{digits}f}"
+
+
+def effect_cell(row: pd.Series) -> str:
+    """Our effect and its 95% interval on one scale: ``+0.125 [+0.055, +0.195]``."""
+    if pd.isna(row.get("effect")):
+        return str(row.get("ours", "—"))
+    return f"{signed(row['effect'])} [{signed(row['ci_low'])}, {signed(row['ci_high'])}]"
+
+
+def paper_effect_cell(row: pd.Series) -> str:
+    """The paper's effect on our measure's scale, and whether our interval rules it out."""
+    effect = row.get("paper_effect")
+    if effect is None or pd.isna(effect):
+        return "—"
+    outside = row.get("paper_effect_excluded")
+    return signed(effect) + (" (outside our CI)" if outside is True or str(outside) == "True" else "")
+
+
+def count_cell(value: object) -> str:
+    return "" if value is None or pd.isna(value) else f"{int(value):,}"
+
+
+def _with_where(row: pd.Series, where: list[str]) -> str:
+    """The claim, with the filters that place it (a set, a reader) in parentheses when its text
+    does not already name them."""
+    claim = str(row["claim"])
+    extra = [str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+             for c in where if pd.notna(v := row.get(c)) and str(v) and str(v) not in claim]
+    return f"{claim} ({', '.join(extra)})" if extra else claim
 
 
 @dataclass
@@ -35,15 +77,50 @@ class Report:
             raise ConfigError(f"report {self.title!r} lacks the columns {missing}")
 
     def verdict_shown(self) -> pd.DataFrame | None:
-        """The tested claims as shown: claim, paper, the claim's filters, arms, measure, our effect
-        [95% CI] and n, Holm p, verdict, queries needed (when inconclusive), deviation."""
+        """The tested claims as a reader sees them, narrow enough for a page column: the claim
+        with its filters, the arms, the measure, the paper's effect, ours [95% CI], n, p (Holm),
+        verdict, queries needed (when inconclusive); the paper and deviation strings are columns
+        only where they differ between rows (:meth:`shared_once` gives them otherwise)."""
         if self.verdicts is None or self.verdicts.empty:
             return None
-        where = where_columns(self.verdicts)
-        columns = [*VERDICT_SHOWN[:2], *where, *VERDICT_SHOWN[2:]]
-        shown = self.verdicts[[c for c in columns if c in self.verdicts.columns]].copy()
-        shown["queries_needed"] = shown["queries_needed"].map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
+        table = self.verdicts
+        where = [c for c in where_columns(table) if c != "family"]
+        shown = pd.DataFrame({"claim": [_with_where(row, where) for _, row in table.iterrows()]})
+        for column in SHARED_ONCE:
+            if column in table.columns and column not in self.shared_once():
+                shown[column] = table[column].map(lambda v: "" if pd.isna(v) else str(v)).to_numpy()
+        shown["arms"] = (table["system"].astype(str) + " vs " + table["baseline"].astype(str)).to_numpy()
+        shown["measure"] = table["measure"].astype(str).to_numpy()
+        shown["paper effect"] = [paper_effect_cell(row) for _, row in table.iterrows()]
+        shown["ours [95% CI]"] = [effect_cell(row) for _, row in table.iterrows()]
+        shown["n"] = table["n"].map(count_cell).to_numpy() if "n" in table.columns else ""
+        shown["p (Holm)"] = table["p_holm"].to_numpy()
+        shown["verdict"] = table["verdict"].to_numpy()
+        shown["queries needed"] = table["queries_needed"].map(count_cell).to_numpy()
+        if "family" in table.columns and table["family"].nunique() > 1:
+            shown.insert(1, "Holm family", table["family"].to_numpy())
         return shown
+
+    def shared_once(self) -> dict[str, str]:
+        """``paper`` and ``deviation`` when every tested claim has the same one (shown once)."""
+        if self.verdicts is None or self.verdicts.empty:
+            return {}
+        out = {}
+        for column in SHARED_ONCE:
+            if column in self.verdicts.columns:
+                values = self.verdicts[column].map(lambda v: "" if pd.isna(v) else str(v)).unique()
+                if len(values) == 1 and values[0]:
+                    out[column] = values[0]
+        return out
+
+    def summary(self) -> str:
+        """``4 reproduced, 1 not reproduced, 3 inconclusive, 0 untestable`` for this study's claims."""
+        if self.verdicts is None or self.verdicts.empty:
+            return "no claim tested"
+        verdicts = self.verdicts["verdict"].astype(str)
+        untestable = int(verdicts.str.startswith("untestable").sum())
+        return (f"{int((verdicts == 'reproduced').sum())} reproduced, {int((verdicts == 'not reproduced').sum())} "
+                f"not reproduced, {int((verdicts == 'inconclusive').sum())} inconclusive, {untestable} untestable")
 
     def holm_family(self) -> str:
         """The one Holm family each claim's p is corrected in, as the verdict table's header says it:
@@ -55,7 +132,10 @@ class Report:
 
     def verdict_markdown(self) -> str:
         shown = self.verdict_shown()
-        return "" if shown is None else markdown_table(shown, ".3g")
+        if shown is None:
+            return ""
+        once = "".join(f"{column.capitalize()}: {value}\n\n" for column, value in self.shared_once().items())
+        return once + markdown_table(shown, ".3g")
 
     def markdown(self, floatfmt: str | None = None) -> str:
         text = f"### {self.title}\n\n"
