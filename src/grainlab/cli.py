@@ -144,6 +144,20 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print(comparison.decision[columns].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"\nfailures by stage:\n{yd.failure_counts(comparison.failures).to_string(index=False)}")
     print(f"\n{comparison.recommendation}\n\nwritten to {args.out} (decision.csv, failures.csv, report.html, ...)")
+    if args.side_by_side:
+        from grainlab.cache import atomic_write_text
+
+        first = comparison.info["retriever"]
+        other = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.side_by_side, reranker=args.reranker,
+                           k=args.k, tune_share=args.tune_share, price_per_mtok=args.price_per_mtok,
+                           accept=args.accept, threshold=args.threshold, out=Path(args.out) / "side_by_side",
+                           seed=args.seed)
+        contrast = yd.retriever_contrast({first: comparison, args.side_by_side: other}, inputs.dataset, args.k,
+                                         seed=args.seed)
+        atomic_write_text(Path(args.out) / "retrievers.csv", contrast.to_csv(index=False))
+        print(f"\n{first} vs {args.side_by_side} on the same questions (retrievers.csv):\n"
+              + contrast.drop(columns=["versus", "language", "cluster"]).to_string(
+                  index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
 
@@ -268,6 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: picked on the tuning split)")
     p.add_argument("--keep-unlocated", action="store_true",
                    help="keep questions whose answer string is not in the text, as source/extraction failures")
+    p.add_argument("--side-by-side", metavar="SPEC",
+                   help="a second retriever run on the same candidates and questions (under OUT/side_by_side/), "
+                        "compared with the first per chunker in OUT/retrievers.csv (e.g. whitespace bm25 beside "
+                        "bm25(language=ja))")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="folder for decision.csv, failures.csv, chunks.jsonl, report.html")
     p.set_defaults(func=cmd_compare)

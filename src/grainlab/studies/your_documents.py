@@ -461,6 +461,37 @@ def paired_tests(rows: pd.DataFrame, recommended: str, measure: str, clusters: M
     return frame
 
 
+def retriever_contrast(comparisons: Mapping[str, Comparison], dataset: Dataset, k: int = 5,
+                       n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Two retrievers side by side on the same chunkers and questions (``compare`` run once with
+    each): per chunker, each retriever's Hit@k and MRR@10 over every answerable question, and the
+    first minus the second on Hit@k with a cluster bootstrap interval and a cluster randomization
+    p (clusters: :func:`question_clusters`; Holm over the chunkers)."""
+    if len(comparisons) != 2:
+        raise ConfigError(f"a retriever contrast needs two comparisons, got {len(comparisons)}")
+    (first, a), (second, b) = comparisons.items()
+    clusters, cluster_name = question_clusters(dataset)
+    hit, rr = f"SpanHit@{k}", "SpanRR@10"
+    rows = []
+    for chunker in a.per_question["candidate"].unique():
+        pair = [c.per_question[(c.per_question["candidate"] == chunker) & (c.per_question["check"] == "system")
+                               & c.per_question["answerable"]].set_index("qid") for c in (a, b)]
+        qids = [q for q in pair[0].index if q in pair[1].index]
+        x, y = (frame.loc[qids, hit].to_numpy(float) for frame in pair)
+        labels = np.array([clusters.get(q, q) for q in qids])
+        low, high = cluster_bootstrap_ci(x - y, labels, n_resamples=n_resamples, seed=seed)
+        rows.append({"chunker": chunker, f"{hit} · {first}": x.mean(), f"{hit} · {second}": y.mean(),
+                     f"{rr} · {first}": pair[0].loc[qids, rr].mean(), f"{rr} · {second}": pair[1].loc[qids, rr].mean(),
+                     "delta": float((x - y).mean()), "ci_low": low, "ci_high": high,
+                     "p": cluster_randomization_test(x, y, labels, n_resamples, seed), "questions": len(qids),
+                     "clusters": int(len(set(labels))), "cluster": cluster_name,
+                     "design_effect": design_effect(x - y, labels)})
+    frame = pd.DataFrame(rows)
+    if not frame.empty:
+        frame["p_holm"] = holm(frame["p"].tolist())
+    return frame.assign(versus=f"{first} − {second}", language=a.info.get("language"))
+
+
 def question_clusters(dataset: Dataset) -> tuple[dict[str, str], str]:
     """The unit questions share: their gold document when there are at least 10 gold documents,
     else their overlapping evidence (``data.evidence_clusters``) — a handful of documents is too few
