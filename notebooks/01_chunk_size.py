@@ -285,11 +285,20 @@ display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion
+# The next cell states this run's verdicts, generated from its verdict table (every number is a
+# test's). How to read them:
+#
 # The report is regenerated from the saved results on every run; read it against the claim with
 # the significance table: a factoid set whose best size is 64–128 tokens and a context-heavy set
 # whose best is 512–1024 reproduce the paper's direction only where the best size beats the
 # others significantly; anything else is reported as it is. The full-profile numbers are quoted
 # in `results/summary.md` and the README.
+
+
+# %%
+from grainlab.studies.report import conclusion_markdown
+
+display(Markdown(conclusion_markdown(verdicts)))
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

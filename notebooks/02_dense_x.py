@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -311,6 +313,9 @@ display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion
+# The next cell states this run's verdicts, generated from its verdict table (every number is a
+# test's). How to read them:
+#
 # The report's recall rows test the paper's claim per retriever (proposition vs passage, paired
 # test); they test a propositionizer as good as the paper's only as far as the proposition
 # statistics above match the paper's 6.3 propositions of 11.2 words per passage.
@@ -323,6 +328,12 @@ display(Markdown(report.markdown()))
 # shrank, but passage R@5 was already 0.93 there: a corpus that small cannot test the claim. The
 # tables above are over 1,657 passages, where retrieval is hard enough to be measured; read the
 # verdicts from them, not from this paragraph.
+
+
+# %%
+from grainlab.studies.report import conclusion_markdown
+
+display(Markdown(conclusion_markdown(verdicts)))
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

@@ -296,10 +296,19 @@ display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion
+# The next cell states this run's verdicts, generated from its verdict table (every number is a
+# test's). How to read them:
+#
 # Late chunking reproduces here where "late" beats "naive" on the same chunks with a significant
 # paired test (the `late_vs_naive` table and the report's p-values); the sweep shows at which chunk
 # sizes that holds, and the long-document rows whether it holds when a document spans several
 # windows — on stitched documents (unrelated articles share a window) and on native ones.
+
+
+# %%
+from grainlab.studies.report import conclusion_markdown
+
+display(Markdown(conclusion_markdown(verdicts)))
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

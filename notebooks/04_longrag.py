@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -283,6 +285,9 @@ display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion
+# The next cell states this run's verdicts, generated from its verdict table (every number is a
+# test's). How to read them:
+#
 # The recall rows say whether fewer, longer units reach the paper's answer recall at the paper's
 # numbers of units on this much smaller corpus (where recall is easier for every unit type); the
 # reader rows say how much of that recall a small reader turns into exact answers.
@@ -300,6 +305,12 @@ display(Markdown(report.markdown()))
 # same budget hold it for 95–97%. The retrieval verdicts (documents beat passages at k = 1,
 # reproduced; groups lose to both, not reproduced) do not depend on the reader. The numbers in this
 # paragraph are from the committed full run; the tables above are recomputed on every run.
+
+
+# %%
+from grainlab.studies.report import conclusion_markdown
+
+display(Markdown(conclusion_markdown(verdicts)))
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -292,10 +294,19 @@ display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion
+# The next cell states this run's verdicts, generated from its verdict table (every number is a
+# test's). How to read them:
+#
 # The U-curve reproduces for a reader when both paired contrasts (first − middle, last − middle)
 # are reproduced in the verdict table (`curve_shape.csv`: `U`); one of them alone is a
 # primacy or recency effect, neither a flat curve. The closed-book and oracle rows bound what the
 # context can add for each reader; the reader figure shows how the curve changes with size.
+
+
+# %%
+from grainlab.studies.report import conclusion_markdown
+
+display(Markdown(conclusion_markdown(verdicts)))
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -204,9 +206,18 @@ display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion
+# The next cell states this run's verdicts, generated from its verdict table (every number is a
+# test's). How to read them:
+#
 # The rows above say, per granularity, whether fusion and reranking beat the best single retriever
 # at the final context, with the significance table beside them; the stage table says where a
 # gain or a loss was made (candidates, fusion or the reranker's window).
+
+
+# %%
+from grainlab.studies.report import conclusion_markdown
+
+display(Markdown(conclusion_markdown(verdicts)))
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -331,11 +333,20 @@ display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion
+# The next cell states this run's verdicts, generated from its verdict table (every number is a
+# test's). How to read them:
+#
 # The report above is computed from this run's tables. Read the Max–Min rows against the paper's
 # AMI (0.85 / 0.90) with the encoder in mind: with MiniLM, the authors' threshold splits too often
 # and the best threshold is lower. Read the retrieval rows as Qu et al.'s test: a positive
 # "best semantic − fixed" on stitched documents and a negative one on native COVID-QA articles is
 # their claim; anything else is reported as it is.
+
+
+# %%
+from grainlab.studies.report import conclusion_markdown
+
+display(Markdown(conclusion_markdown(verdicts)))
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -207,10 +209,19 @@ display(Markdown(report.markdown()))
 
 # %% [markdown]
 # ## Conclusion
+# The next cell states this run's verdicts, generated from its verdict table (every number is a
+# test's). How to read them:
+#
 # The report's rows are reproduced where our Chroma-convention numbers sit within a few points of
 # its MiniLM column; the size-matched comparisons say whether a chunker's precision or IoU gain
 # survives against fixed-size chunks of the same mean length (a significant positive delta), or is
 # only the effect of making chunks smaller.
+
+
+# %%
+from grainlab.studies.report import conclusion_markdown
+
+display(Markdown(conclusion_markdown(verdicts)))
 
 # %%
 print(f"notebook finished in {time.perf_counter() - STARTED:.0f} s")

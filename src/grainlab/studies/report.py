@@ -170,3 +170,32 @@ class Report:
         tested = [p.verdicts for p in parts if p.verdicts is not None]
         return cls(title, rows, note or " ".join(p.note for p in parts if p.note),
                    verdicts=pd.concat(tested, ignore_index=True) if tested else None)
+
+
+VERDICT_ORDER = ("reproduced", "not reproduced", "inconclusive")
+
+
+def conclusion_markdown(verdicts: pd.DataFrame) -> str:
+    """A study's conclusion as its verdict table says it: the tally, then one line per claim —
+    verdict, claim (and where), our effect [95% CI] on the measure's scale, n, p (Holm), the
+    paper's effect, and for an inconclusive claim the queries a test would need. Nothing typed by
+    hand, so the conclusion cannot drift from the tests."""
+    if verdicts is None or verdicts.empty:
+        return "No claim was tested in this run."
+    values = verdicts["verdict"].astype(str)
+    order = [*VERDICT_ORDER, *sorted(set(values) - set(VERDICT_ORDER))]
+    tally = ", ".join(f"{int((values == v).sum())} {v}" for v in order if (values == v).any())
+    where = [c for c in where_columns(verdicts) if c != "family"]
+    lines = [f"**{len(verdicts)} claims tested: {tally}** (paired randomization tests, Holm-corrected p)."]
+    for verdict in order:
+        for _, row in verdicts[values == verdict].iterrows():
+            line = (f"- **{verdict}**: {_with_where(row, where)} ({row['system']} vs {row['baseline']}) — "
+                    f"{row['measure']} {effect_cell(row)}")
+            line += f", n = {count_cell(row.get('n'))}" if pd.notna(row.get("n")) else ""
+            line += f", p (Holm) = {float(row['p_holm']):.3g}" if pd.notna(row.get("p_holm")) else ""
+            paper = paper_effect_cell(row)
+            line += f"; paper {paper}" if paper != "—" else ""
+            if verdict == "inconclusive" and pd.notna(row.get("queries_needed")):
+                line += f"; a test would need ~{count_cell(row['queries_needed'])} queries"
+            lines.append(line + ".")
+    return "\n".join(lines)
