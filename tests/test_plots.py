@@ -179,3 +179,28 @@ def test_per_query_rows_get_intervals_and_the_style_is_colour_blind_safe():
 
     assert to_hex(ax.get_lines()[0].get_color()) == OKABE_ITO[0].lower()
     assert plt.rcParams["axes.prop_cycle"].by_key()["color"][0] != OKABE_ITO[0]  # scoped to grainlab's figures
+
+
+def test_every_committed_figure_is_one_a_notebook_saves():
+    """No orphan figure: each file under figures/ has a name some notebook's ``save_figure`` call
+    writes (an f-string name matches any text in its braces), so the report embeds only figures the
+    current notebooks draw."""
+    import ast
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = []
+    for notebook in sorted((root / "notebooks").glob("*.py")):
+        for node in ast.walk(ast.parse(notebook.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "save_figure" and len(node.args) >= 2:
+                name = node.args[1]
+                if isinstance(name, ast.Constant):
+                    patterns.append(re.escape(name.value))
+                elif isinstance(name, ast.JoinedStr):
+                    patterns.append("".join(re.escape(part.value) if isinstance(part, ast.Constant) else ".+"
+                                            for part in name.values))
+    assert len(patterns) >= 20
+    committed = sorted({p.stem for p in (root / "figures").iterdir() if p.suffix in (".png", ".pdf")})
+    orphans = [stem for stem in committed if not any(re.fullmatch(p, stem) for p in patterns)]
+    assert orphans == [], f"figures no notebook saves (remove them): {orphans}"
