@@ -347,6 +347,11 @@ def test_statements_and_copied_sentences_are_not_kept_as_questions():
     assert not qg.is_question("The old index is kept for a while.")
     assert qg.copies_passage("新索引は旧索引と並行構築し、aliasを切り替えます。", passage, "ja")
     assert not qg.copies_passage("新索引はどのように構築しますか？", passage, "ja")
+    assert qg.restates_evidence("余分なモデルや前処理は必要ないか？", "余分なモデルや前処理は必要ない。", "ja")
+    assert qg.restates_evidence("Is the old index kept readable for the recovery period?",
+                                "The old index is kept readable for the recovery period.")
+    assert not qg.restates_evidence("旧索引はいつまで読取可能ですか？", "旧索引は復旧目標の期間だけ読取可能に残します。", "ja")
+    assert not qg.restates_evidence("How long is the old index kept?", "The old index stays for the recovery period.")
     english = "The old index stays readable for the recovery period."
     assert qg.copies_passage("The old index stays readable?", english)
     assert not qg.copies_passage("How long does the old index stay readable?", english)

@@ -1,7 +1,8 @@
 """Span-labelled questions generated from a user's own documents, as Chroma's synthetic
 evaluation makes them: a local reader reads one passage, proposes a question and quotes its
 evidence; only quotes found **verbatim** in the passage are kept (so the gold span has exact
-offsets), replies whose "question" is not a question or copies the passage word for word (an
+offsets), replies whose "question" is not a question, copies the passage word for word, or
+restates its evidence (≥ 90% of its words, or character bigrams in Japanese, in the evidence: an
 answer leaked into the query) are dropped, near-duplicate questions are dropped, and the yield is
 reported. Every question is
 marked ``generated`` with the model that wrote it, and every table ``compare`` writes says so.
@@ -32,6 +33,7 @@ PASSAGES = "structure(size=300)"
 MAX_NEW_TOKENS = 160
 MIN_EVIDENCE_WORDS = 3
 DUPLICATE_JACCARD = 0.8
+RESTATED_SHARE = 0.9
 PROMPT = """Read the passage and write one question that it answers. Then copy, word for word, the sentence \
 of the passage that answers it: the exact words, not a summary.
 
@@ -137,6 +139,17 @@ def copies_passage(question: str, passage: str, language: str = "en") -> bool:
     return word_count(core, language) >= MIN_EVIDENCE_WORDS and verbatim_offsets(passage, core, language) is not None
 
 
+def restates_evidence(question: str, evidence: str, language: str = "en", threshold: float = RESTATED_SHARE) -> bool:
+    """Whether at least ``threshold`` of the question's words (character bigrams in Japanese) are
+    in its evidence: the evidence sentence turned into a question ("…必要ない。" → "…必要ないか？"),
+    which retrieval finds by string match, not by understanding."""
+    core = question.strip().strip(QUOTES + " ").rstrip("?？。.").strip()
+    if language == "ja":
+        core = core.removesuffix("か")
+    words, source = _words(core, language), _words(evidence, language)
+    return bool(words) and len(words & source) / len(words) >= threshold
+
+
 def word_count(text: str, language: str = "en") -> int:
     """Space-separated words (``en``) or content morphemes (``ja``) of ``text``."""
     return len(japanese_tokens(text)) if language == "ja" else len(text.split())
@@ -213,6 +226,9 @@ def generate_questions(documents: Sequence[SourceDocument], reader: Reader, n: i
         span = (doc.key, start + where[0], start + where[1])
         if word_count(doc.text[span[1]:span[2]], language) < MIN_EVIDENCE_WORDS:
             report.drop(f"evidence under {MIN_EVIDENCE_WORDS} words")
+            continue
+        if restates_evidence(question, doc.text[span[1]:span[2]], language):
+            report.drop("question restates its evidence")
             continue
         if span in spans or is_near_duplicate(question, [q.question for q in kept], language=language):
             report.drop("near-duplicate question")
