@@ -137,3 +137,24 @@ def test_sentence_boundaries_on_the_articles_match_the_written_rule():
         assert detect_language(text) == "ja"
         found, reference, correct = found + len(ours), reference + len(rule), correct + len(ours & rule)
     assert correct == reference and found - correct <= 2  # today 1: after "et al." inside a reference entry
+
+
+@pytest.mark.mirror
+def test_proposition_units_keep_exact_offsets_on_the_japanese_articles():
+    """The propositions chunker on real Japanese passages, with the passages' own sentences (and
+    each sentence shortened) standing in for a model's propositions: every unit is an exact span
+    of its passage, positioned in order (no model is run)."""
+    chunker: PropositionChunker = get_chunker("propositions()")
+    passages = get_chunker("structure(size=300)")
+    checked = 0
+    for path in articles():
+        for passage in passages.chunk(Document(path.stem, path.read_text(encoding="utf-8"))):
+            doc = Document(passage.chunk_id, passage.text, path.stem)
+            sentences = [doc.text[a:b] for a, b in sentence_spans(doc.text)]
+            propositions = tuple(dict.fromkeys([*sentences, *(s[: max(1, len(s) // 2)] for s in sentences)]))
+            decomposition = chunker._filter(doc, ParsedPropositions(propositions, "json"), raw="")
+            units = chunker._units(doc, decomposition)
+            assert units and all(doc.text[u.start:u.end] == u.text for u in units)
+            assert [u.position for u in units] == list(range(len(units)))
+            checked += 1
+    assert checked >= 50
