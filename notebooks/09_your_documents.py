@@ -5,6 +5,8 @@
 #     text_representation:
 #       extension: .py
 #       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
 #   kernelspec:
 #     display_name: Python 3
 #     language: python
@@ -50,7 +52,8 @@ CHUNKERS = {
     "C: sections ≤ 800": "structure(size=800)",
     "D: 256 → parent ≤ 1200": "parent_child(child_size=256,parent_size=1200,parents=structure)",
 }
-RETRIEVER = "dense(model=sentence-transformers/all-MiniLM-L6-v2)"
+RETRIEVER = ""  # "": the language's default (English: all-MiniLM-L6-v2; Japanese: bm25(language=ja))
+LANGUAGE = "auto"  # "auto" (detected from the documents' script), "en" or "ja"
 RERANKER = ""
 K = 5
 TUNE_SHARE = 0.2
@@ -91,9 +94,9 @@ print(f"{len(data.corpus)} documents ({sum(len(d.text) for d in data.corpus.valu
 # per question, costed, attributed and tested.
 
 # %%
-comparison = study.compare(inputs, CHUNKERS, RETRIEVER, reranker=RERANKER or None, k=K, tune_share=TUNE_SHARE,
-                           price_per_mtok=PRICE_PER_MTOK, accept=ACCEPT, threshold=THRESHOLD, out=RESULTS,
-                           seed=SEED, n_resamples=N_RESAMPLES)
+comparison = study.compare(inputs, CHUNKERS, RETRIEVER or None, reranker=RERANKER or None, k=K,
+                           tune_share=TUNE_SHARE, price_per_mtok=PRICE_PER_MTOK, accept=ACCEPT, threshold=THRESHOLD,
+                           out=RESULTS, seed=SEED, n_resamples=N_RESAMPLES, language=LANGUAGE)
 columns = ["chunker", *study.decision_columns(K), *(c.name for c in comparison.criteria)]
 print(f"clusters for the paired tests: {comparison.info['clusters']}")
 

@@ -139,7 +139,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     comparison = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.retriever or yd.DEFAULT_RETRIEVER,
                             reranker=args.reranker, k=args.k, tune_share=args.tune_share,
                             price_per_mtok=args.price_per_mtok, accept=args.accept, threshold=args.threshold,
-                            out=args.out, seed=args.seed)
+                            out=args.out, seed=args.seed, language=args.language)
     columns = ["chunker", *yd.decision_columns(args.k), *(c.name for c in comparison.criteria)]
     print(comparison.decision[columns].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     print(f"\nfailures by stage:\n{yd.failure_counts(comparison.failures).to_string(index=False)}")
@@ -151,7 +151,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         other = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.side_by_side, reranker=args.reranker,
                            k=args.k, tune_share=args.tune_share, price_per_mtok=args.price_per_mtok,
                            accept=args.accept, threshold=args.threshold, out=Path(args.out) / "side_by_side",
-                           seed=args.seed)
+                           seed=args.seed, language=args.language)
         contrast = yd.retriever_contrast({first: comparison, args.side_by_side: other}, inputs.dataset, args.k,
                                          seed=args.seed)
         atomic_write_text(Path(args.out) / "retrievers.csv", contrast.to_csv(index=False))
@@ -282,6 +282,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: picked on the tuning split)")
     p.add_argument("--keep-unlocated", action="store_true",
                    help="keep questions whose answer string is not in the text, as source/extraction failures")
+    p.add_argument("--language", choices=["auto", "en", "ja"], default="auto",
+                   help="the documents' language: picks the default retriever and is stated in every table "
+                        "(default: detected from their script)")
     p.add_argument("--side-by-side", metavar="SPEC",
                    help="a second retriever run on the same candidates and questions (under OUT/side_by_side/), "
                         "compared with the first per chunker in OUT/retrievers.csv (e.g. whitespace bm25 beside "
