@@ -79,7 +79,8 @@ def test_report_saves_renders_and_reloads_its_verdicts(tmp_path):
     report = Report("T", pd.DataFrame([{"claim": "c", "paper": 1, "ours": 2}]), verdicts=table)
     report.save(tmp_path)
     text = (tmp_path / "paper_vs_ours.md").read_text()
-    assert "reproduced" in text and "| dataset |" in text.replace("| claim | paper | dataset", "| dataset |")
+    assert "reproduced" in text and "| small wins (a) |" in text  # the claim's filter named beside it
+    assert "Paper: paper says so" in text  # one paper string for every claim: said once
     again = Report.load(tmp_path)
     assert again.verdicts["verdict"].tolist() == ["reproduced"]
     Report("T", report.rows).save(tmp_path)

@@ -4,6 +4,7 @@ renders them (``grainlab reproduce`` → ``results/summary.md``). No Markdown is
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,8 +57,9 @@ def _with_where(row: pd.Series, where: list[str]) -> str:
     """The claim, with the filters that place it (a set, a reader) in parentheses when its text
     does not already name them."""
     claim = str(row["claim"])
-    extra = [str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-             for c in where if pd.notna(v := row.get(c)) and str(v) and str(v) not in claim]
+    shown = [str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+             for c in where if pd.notna(v := row.get(c)) and str(v)]
+    extra = [v for v in shown if not re.search(rf"(?<!\w){re.escape(v)}(?!\w)", claim)]
     return f"{claim} ({', '.join(extra)})" if extra else claim
 
 
@@ -87,8 +89,9 @@ class Report:
         where = [c for c in where_columns(table) if c != "family"]
         shown = pd.DataFrame({"claim": [_with_where(row, where) for _, row in table.iterrows()]})
         for column in SHARED_ONCE:
-            if column in table.columns and column not in self.shared_once():
-                shown[column] = table[column].map(lambda v: "" if pd.isna(v) else str(v)).to_numpy()
+            values = table[column].map(lambda v: "" if pd.isna(v) else str(v)) if column in table.columns else None
+            if values is not None and column not in self.shared_once() and values.str.len().any():
+                shown[column] = values.to_numpy()
         shown["arms"] = (table["system"].astype(str) + " vs " + table["baseline"].astype(str)).to_numpy()
         shown["measure"] = table["measure"].astype(str).to_numpy()
         shown["paper effect"] = [paper_effect_cell(row) for _, row in table.iterrows()]
