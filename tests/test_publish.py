@@ -179,3 +179,28 @@ def test_no_table_of_the_committed_report_is_wider_than_its_column_at_1280_px(tm
                          check=True, capture_output=True, text=True, timeout=300).stdout
     found = json.loads(re.search(r"PROBE(\{.*?\})</title>", dom).group(1))
     assert found["tables"] >= 10 and found["wide"] == []
+
+
+def test_every_figure_a_notebook_saves_has_a_caption_and_the_report_shows_it(tmp_path):
+    """Issue 39: captions that say what to look at, for every figure name a notebook saves (an
+    f-string name by its literal prefix), shown under the figure in both report formats."""
+    import ast
+    from pathlib import Path
+
+    from grainlab.studies.captions import figure_caption
+
+    root = Path(__file__).resolve().parents[1]
+    names = []
+    for notebook in sorted((root / "notebooks").glob("*.py")):
+        for node in ast.walk(ast.parse(notebook.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "save_figure":
+                name = node.args[1]
+                names.append(name.value if isinstance(name, ast.Constant) else
+                             "".join(p.value if isinstance(p, ast.Constant) else "Qwen2.5-Coder-0.5B-Instruct"
+                                     for p in name.values))
+    assert len(names) >= 20
+    assert [n for n in names if not figure_caption(n)] == []
+    results, figures = fake_results(tmp_path)
+    html_path, markdown_path = write_report("full", tmp_path / "out" / "report.html", results, figures)
+    caption = figure_caption("late_chunking_sweep")
+    assert caption.replace("'", "&#x27;") in html_path.read_text() and caption in markdown_path.read_text()

@@ -27,6 +27,7 @@ from grainlab.errors import DatasetNotFound
 from grainlab.experiments.tables import markdown_table
 from grainlab.plots import figure_stamp, plots_fingerprint
 from grainlab.reproduce import NOTEBOOKS, run_time_cells
+from grainlab.studies.captions import figure_caption
 from grainlab.studies.claims import verdict_counts, where_columns
 from grainlab.studies.report import Report, count_cell, effect_cell, human_header, paper_effect_cell
 
@@ -50,7 +51,7 @@ STYLE = """body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem aut
 .table{max-width:100%;overflow-x:auto;margin:.5rem 0 1rem}table{border-collapse:collapse;font-size:.8rem}
 th,td{border:1px solid #ccc;padding:.2rem .35rem;text-align:left;vertical-align:top;max-width:18rem;overflow-wrap:break-word}
 td.num{text-align:right;white-space:nowrap}td.reproduced,td.not-reproduced,td.inconclusive{white-space:nowrap}th{background:#f3f3f3}img{max-width:100%;border:1px solid #eee;margin:.5rem 0}
-.facts{font-size:.85rem;color:#555}.note{background:#fafafa;border-left:3px solid #999;padding:.4rem .8rem}
+.facts{font-size:.85rem;color:#555}.caption{margin:.3rem 0}.note{background:#fafafa;border-left:3px solid #999;padding:.4rem .8rem}
 td.reproduced{background:#d9f0d3}td.not-reproduced{background:#f4cccc}td.inconclusive{background:#eeeeee}\
 td.untestable-floor,td.untestable-ceiling,td.untestable-truncated{background:#fff2cc}"""
 
@@ -256,8 +257,11 @@ def _provenance(path: Path) -> str:
 
 def _image(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
+    caption = figure_caption(path.stem)
+    said = f"<p class='caption'>{html.escape(caption)}</p>" if caption else ""
     return (f'<figure><img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
-            f"<figcaption class='facts'>{html.escape(path.name)}: {html.escape(_provenance(path))}</figcaption></figure>")
+            f"<figcaption>{said}<span class='facts'>{html.escape(path.name)}: {html.escape(_provenance(path))}"
+            "</span></figcaption></figure>")
 
 
 def build_html(sections: list[StudySection], title: str) -> str:
@@ -312,7 +316,9 @@ def build_markdown(sections: list[StudySection], title: str, figures_relative_to
                      section.legacy.strip() or "No paper-vs-ours table saved yet.")
         for path in section.figures:
             shown = os.path.relpath(path, figures_relative_to) if figures_relative_to else str(path)
-            lines += ["", f"![{path.stem}]({Path(shown).as_posix()})", f"*{path.name}: {_provenance(path)}*"]
+            caption = figure_caption(path.stem)
+            lines += ["", f"![{path.stem}]({Path(shown).as_posix()})", *([caption] if caption else []),
+                      f"*{path.name}: {_provenance(path)}*"]
         lines.append("")
     return "\n".join(lines)
 

@@ -1,0 +1,80 @@
+"""What each figure shows and what to look at in it: the report's figure captions.
+
+Keys are figure names as notebooks save them (``save_figure(fig, name, ...)``); a key ending in
+``_`` covers every name it starts (one figure per reader). A caption says what is drawn and which
+comparison carries the claim; the numbers stay in the tables beside it.
+"""
+
+from __future__ import annotations
+
+CAPTIONS: dict[str, str] = {
+    "chunk_size_recall": "Answer recall@5 (QA sets) and nDCG@10 (SciFact) against chunk size, one line per "
+                         "retriever, 95% intervals over questions. Look at where each line peaks: the paper's "
+                         "claim is small chunks on factoid sets, large ones on context-heavy sets.",
+    "chunk_size_recall_at1": "Answer recall@1 against chunk size: the same comparison at the strictest cut-off, "
+                             "where a large chunk's extra context cannot make up for ranking.",
+    "chunk_size_recall_vs_budget": "Answer recall against the tokens a reader would get (k chunks × their size): "
+                                   "at an equal token budget, do small chunks still win?",
+    "chunk_size_long_encoder": "The chunk-size sweep with nomic-embed-text-v1.5 (2,048-token encoder) on a sample "
+                               "of stitched documents: whether a long encoder moves the best size up.",
+    "dense_x_recall_at_k": "Passage answer recall@k by retrieval unit (passage, sentence, proposition) per "
+                           "retriever, with the paper's GTR R@5 marks: propositions should lead at small k.",
+    "dense_x_word_budget_recall": "Whether the answer is in the first l retrieved words, by unit: the paper's "
+                                  "§5 comparison at an equal reading budget.",
+    "dense_x_reader_": "The reader's answer-in-prediction over each retrieval unit, by context budget l "
+                       "(tokens): a unit that retrieves better should feed the reader better at equal l.",
+    "late_chunking_sweep": "SciFact nDCG@10 of naive and late chunking by chunk size, 95% intervals, with the "
+                           "paper's points: late should sit above naive, most at small chunks.",
+    "late_chunking_gap_by_position": "Late − naive answer recall@5 by where the answer sits inside its macro "
+                                     "window, per chunk size × window: above zero only in a window's first "
+                                     "quarter, which holds the documents' openings.",
+    "late_chunking_gap_by_position_documents": "The same as document nDCG@10 (documents ranked by their best "
+                                               "chunk), the paper's long-document measure.",
+    "longrag_recall_vs_tokens": "Answer recall against retrieved tokens for passages, documents and grouped "
+                                "documents, by encoder and scoring (MaxP, whole unit): the paper's claim is fewer, "
+                                "longer units reaching the same recall with fewer retrieval steps.",
+    "longrag_reader_": "The long-context reader's EM, answer in its long answer, and whether the context held the "
+                       "answer, by reader context: reader losses where the context had the answer are the "
+                       "reader's, not retrieval's.",
+    "lost_in_the_middle_qa": "Reader accuracy by the gold document's position among 10 or 20, with our "
+                             "closed-book and oracle lines and the paper's curve: a U shape, and whether the "
+                             "middle falls below closed-book.",
+    "lost_in_the_middle_readers": "Accuracy by gold position for each reader beside the paper's: whether the U "
+                                  "shape depends on the reader.",
+    "lost_in_the_middle_kv": "Key–value retrieval accuracy by the position of the key among 75, per reader: "
+                             "the synthetic task where the paper's U is sharpest.",
+    "hybrid_rerank_stages_ndcg": "SciFact nDCG@10 at each pipeline stage (candidates, fused, reranked, context), "
+                                 "one panel per system, documents and chunks: where each stage adds or loses.",
+    "hybrid_rerank_stages_recall": "Recall@20 at each stage: what the reranker can still recover is bounded by "
+                                   "the candidates fusion passes on.",
+    "semantic_chunking_ami": "Adjusted mutual information between each splitter's segments and the stitched "
+                             "documents' gold boundaries, with the paper's lines: semantic splitters should "
+                             "recover the seams.",
+    "semantic_chunking_maxmin_threshold": "Max–Min's AMI by similarity threshold: how sensitive the semantic "
+                                          "splitter is to its one parameter.",
+    "semantic_chunking_retrieval": "Answer recall@k by chunker on stitched and native documents: whether better "
+                                   "segmentation buys retrieval.",
+    "semantic_chunking_parent_child": "Answer recall against tokens read for parent–child and flat chunks: the "
+                                      "parent's context costs tokens; look at equal token budgets.",
+    "semantic_chunking_overlap": "Boundary retention against duplication for fixed chunks with growing overlap: "
+                                 "what each extra indexed token buys.",
+    "chroma_chunking_recall_precision": "Recall against precision of the top 5 chunks on Chroma's corpora, by "
+                                        "chunker and retriever, in Chroma's convention: up and to the right is "
+                                        "better.",
+    "chroma_chunking_conventions": "The same retrieved chunks scored in Chroma's and in grainlab's conventions: "
+                                   "overlapping chunks pay twice in Chroma's precision, so a ranking that changes "
+                                   "with the convention is not a property of the chunker.",
+    "your_documents_decision": "Hit, boundary retention (the evidence inside one chunk) and citation match of "
+                               "each candidate on your held-out questions: the decision table beside it adds "
+                               "tokens and cost.",
+    "your_documents_failures": "The stage that lost each missed question (source, extraction, chunking, "
+                               "embedding, index, search), by candidate: what to fix first.",
+}
+
+
+def figure_caption(name: str) -> str | None:
+    """The caption of a figure saved as ``name`` (a file stem), or ``None`` if none is written."""
+    if name in CAPTIONS:
+        return CAPTIONS[name]
+    prefixes = [key for key in CAPTIONS if key.endswith("_") and name.startswith(key)]
+    return CAPTIONS[max(prefixes, key=len)] if prefixes else None
