@@ -33,7 +33,7 @@
 # word pieces are read whole: does the optimum move to larger chunks once the encoder can read them?
 #
 # **Deviations from the paper**, stated once here and again beside the results:
-# - Encoders: `all-MiniLM-L6-v2` (fp32) and `bge-small-en-v1.5` (int8 ONNX copy when offline),
+# - Encoders: `all-MiniLM-L6-v2` (fp32) and `bge-small-en-v1.5` (int8 ONNX copy run in float32 when offline),
 #   not the paper's Stella/Snowflake; both read at most 512 word pieces, so 1024-token chunks
 #   (and many 512-token ones) are truncated for them; BM25 reads them whole, and so does
 #   nomic-embed-text-v1.5 (2,048 tokens). nomic reads ~390 tokens/s on the benchmark's 2-core CPU

@@ -51,7 +51,7 @@
 #   outputs; most outputs at the limit are loops on one proposition, counted as `looped_share`, the
 #   rest as `cut_share`), the reader up to `READER_MAX_NEW_TOKENS`; a reader run with more than 2% of
 #   its answers at the limit gives no verdict (*untestable (truncated)*).
-# - Retrievers: BM25 (bm25s), all-MiniLM-L6-v2 and bge-small-en-v1.5 (int8 ONNX offline), not
+# - Retrievers: BM25 (bm25s), all-MiniLM-L6-v2 and bge-small-en-v1.5 (int8 ONNX copy run in float32 offline), not
 #   SimCSE / Contriever / DPR / GTR, which are not available offline.
 # - Readers (`READERS`: model → questions): Qwen2.5-Coder-0.5B-Instruct and, on the first half of
 #   its questions, Qwen2.5-Coder-1.5B-Instruct (llama.cpp), with Liu et al.'s QA template, greedy,

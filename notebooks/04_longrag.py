@@ -35,7 +35,7 @@
 # MiniLM's first 512 tokens.
 # **How long units are scored** — the paper's MaxP encodes a long unit's 512-token pieces with an
 # encoder trained at 512 tokens (bge-large) and takes the best piece. The claims here do the same
-# with bge-small-en-v1.5 (trained at 512; int8 ONNX offline): `bge-small · MaxP 512`, and at 128
+# with bge-small-en-v1.5 (trained at 512; int8 ONNX copy run in float32 offline): `bge-small · MaxP 512`, and at 128
 # and 256 pieces beside it (`MAXP_WINDOWS`; a piece of w word pieces is w − 2 content tokens plus
 # the encoder's two special tokens). An earlier full run scored groups by all-MiniLM-L6-v2 (trained
 # at 128, preset 256) raised to 512-piece windows cut across a group's text, each window mixing 2–3

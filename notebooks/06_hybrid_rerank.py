@@ -29,8 +29,8 @@
 # Chunk hits are mapped to documents at their best chunk (max aggregation) before scoring with
 # ir-measures against SciFact's document qrels.
 #
-# **Deviations**: offline, bge-small and the cross-encoder are dynamic-int8 ONNX copies (scores
-# differ slightly from fp32, and a little with batch composition); the reranker reads at most 512
+# **Deviations**: offline, bge-small and the cross-encoder are dynamic-int8 ONNX copies run in float32
+# (their int8 weights, float activations: scores differ slightly from fp32); the reranker reads at most 512
 # word pieces of a document. The quick profile uses a 300-document / 40-query SciFact sample.
 
 # %% tags=["parameters"]
@@ -200,7 +200,7 @@ display(view(verdicts, ["granularity", "system", "baseline", "ours", "p_holm", "
 report = study.report(aggregate, singles, note=(
     f"Profile **{PROFILE}**; {len(data.queries)} queries, {len(data.corpus)} documents; candidate_k={CANDIDATE_K}, "
     f"rerank_k={rerank_k}, context_k={CONTEXT_K}, RRF k={RRF_K}. Offline models are int8 ONNX copies "
-    "(bge-small, the cross-encoder)."), verdicts=verdicts)
+    "run in float32 (bge-small, the cross-encoder)."), verdicts=verdicts)
 report.save(RESULTS)
 display(Markdown(report.markdown()))
 

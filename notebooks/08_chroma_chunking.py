@@ -32,7 +32,7 @@
 #
 # **Deviations**: exact search (Chroma used HNSW with ef = 50); all-MiniLM-L6-v2 reads 256 word
 # pieces as in Chroma's SentenceTransformer function (other encoders: add them to `RETRIEVERS`,
-# e.g. `"bge-small": "dense(model=BAAI/bge-small-en-v1.5)"`, an int8 ONNX copy offline);
+# e.g. `"bge-small": "dense(model=BAAI/bge-small-en-v1.5)"`, an int8 ONNX copy run in float32 offline);
 # the quick profile indexes two small corpora (chat logs, the speech) and 20 questions of each;
 # `recursive_separators` makes the same chunks as LangChain's splitter (tested) but keeps exact
 # offsets; `cluster_semantic` limits a chunk by its exact token count, not a piece count. Chunk
