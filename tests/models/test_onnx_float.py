@@ -102,3 +102,23 @@ def test_the_float_graph_keeps_the_model(monkeypatch):
     ours = _session(float32_graph(original)).run(None, feeds)[0][:, 0]
     cosine = (int8 * ours).sum(1) / np.linalg.norm(int8, axis=1) / np.linalg.norm(ours, axis=1)
     assert cosine.min() > 0.99
+
+
+def test_concurrent_builders_of_the_float_copy_both_get_a_whole_folder(tmp_path, monkeypatch):
+    """Two processes resolving the model at once on an empty cache: each builds its own copy and one
+    is renamed into place, so neither fails on the other's half-written files."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grainlab.models.onnx_float import float32_folder
+
+    monkeypatch.setenv("GRAINLAB_CACHE", str(tmp_path / "cache"))
+    quantized, _, _ = _dynamic_int8_model(tmp_path, np.random.default_rng(1))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    onnx.save(quantized, str(folder / "model.onnx"))
+    (folder / "tokenizer.json").write_text("{}")
+    with ThreadPoolExecutor(4) as pool:
+        built = list(pool.map(lambda _: float32_folder(folder), range(4)))
+    assert len(set(built)) == 1 and built[0] != folder
+    assert (built[0] / "tokenizer.json").read_text() == "{}"
+    assert integer_ops(onnx.load(str(built[0] / "model.onnx"))) == set()

@@ -15,13 +15,13 @@ writes the rewritten model once into the cache, beside the original's tokenizer 
 
 from __future__ import annotations
 
-import hashlib
-import os
 from pathlib import Path
 from typing import Any
 
 from grainlab import settings
+from grainlab.cache import sha256_file
 from grainlab.errors import ModelNotAvailable
+from grainlab.files import atomic_write_dir
 
 REWRITE_VERSION = 1
 """Bumped whenever the rewrite changes what it computes (it is part of the model's revision)."""
@@ -117,37 +117,26 @@ def _without_dead_nodes(nodes: list[Any], outputs: set[str]) -> list[Any]:
         nodes = alive
 
 
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def float32_folder(folder: Path) -> Path:
     """A cached copy of ``folder`` whose ``model.onnx`` runs in float32 (``folder`` itself when its
-    graph has no integer kernels). Built once per source file and rewrite version, atomically."""
+    graph has no integer kernels). Built once per source file and rewrite version, as a whole
+    folder renamed into place (concurrent builders: the first one's copy stays)."""
     onnx = _onnx()
     source = folder / "model.onnx"
-    digest = _file_sha256(source)
-    target = settings.cache_dir() / "models" / "onnx-float32" / f"{digest[:16]}-v{REWRITE_VERSION}"
-    if (target / "model.onnx").exists():
+    target = settings.cache_dir() / "models" / "onnx-float32" / f"{sha256_file(source)[:16]}-v{REWRITE_VERSION}"
+    if target.is_dir():
         return target
     model = onnx.load(str(source))
     if not integer_ops(model):
         return folder
-    rewritten = float32_graph(model)
-    target.mkdir(parents=True, exist_ok=True)
-    for item in folder.iterdir():
-        if item.name != "model.onnx" and item.is_file() and not (target / item.name).exists():
-            (target / item.name).symlink_to(item.resolve())
-    tmp = target / f".model.onnx.{os.getpid()}.tmp"
-    try:
-        tmp.write_bytes(rewritten.SerializeToString())
-        os.replace(tmp, target / "model.onnx")  # written last: its presence marks a complete folder
-    finally:
-        tmp.unlink(missing_ok=True)
+
+    def write(tmp: Path) -> None:
+        for item in folder.iterdir():
+            if item.name != "model.onnx" and item.is_file():
+                (tmp / item.name).symlink_to(item.resolve())
+        (tmp / "model.onnx").write_bytes(float32_graph(model).SerializeToString())
+
+    atomic_write_dir(target, write)
     return target
 
 
