@@ -185,21 +185,14 @@ def test_every_committed_figure_is_one_a_notebook_saves():
     """No orphan figure: each file under figures/ has a name some notebook's ``save_figure`` call
     writes (an f-string name matches any text in its braces), so the report embeds only figures the
     current notebooks draw."""
-    import ast
     import re
     from pathlib import Path
 
+    from tests.figure_names import saved_figure_names
+
     root = Path(__file__).resolve().parents[1]
-    patterns = []
-    for notebook in sorted((root / "notebooks").glob("*.py")):
-        for node in ast.walk(ast.parse(notebook.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "save_figure" and len(node.args) >= 2:
-                name = node.args[1]
-                if isinstance(name, ast.Constant):
-                    patterns.append(re.escape(name.value))
-                elif isinstance(name, ast.JoinedStr):
-                    patterns.append("".join(re.escape(part.value) if isinstance(part, ast.Constant) else ".+"
-                                            for part in name.values))
+    patterns = ["".join(re.escape(part) if part is not None else ".+" for part in name)
+                for name in saved_figure_names()]
     assert len(patterns) >= 20
     committed = sorted({p.stem for p in (root / "figures").iterdir() if p.suffix in (".png", ".pdf")})
     orphans = [stem for stem in committed if not any(re.fullmatch(p, stem) for p in patterns)]

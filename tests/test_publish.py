@@ -184,20 +184,11 @@ def test_no_table_of_the_committed_report_is_wider_than_its_column_at_1280_px(tm
 def test_every_figure_a_notebook_saves_has_a_caption_and_the_report_shows_it(tmp_path):
     """Issue 39: captions that say what to look at, for every figure name a notebook saves (an
     f-string name by its literal prefix), shown under the figure in both report formats."""
-    import ast
-    from pathlib import Path
-
     from grainlab.studies.captions import figure_caption
+    from tests.figure_names import saved_figure_names
 
-    root = Path(__file__).resolve().parents[1]
-    names = []
-    for notebook in sorted((root / "notebooks").glob("*.py")):
-        for node in ast.walk(ast.parse(notebook.read_text())):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "save_figure":
-                name = node.args[1]
-                names.append(name.value if isinstance(name, ast.Constant) else
-                             "".join(p.value if isinstance(p, ast.Constant) else "Qwen2.5-Coder-0.5B-Instruct"
-                                     for p in name.values))
+    names = ["".join(part if part is not None else "Qwen2.5-Coder-0.5B-Instruct" for part in name)
+             for name in saved_figure_names()]
     assert len(names) >= 20
     assert [n for n in names if not figure_caption(n)] == []
     results, figures = fake_results(tmp_path)

@@ -26,8 +26,8 @@ CAPTIONS: dict[str, str] = {
     "late_chunking_sweep": "SciFact nDCG@10 of naive and late chunking by chunk size, 95% intervals, with the "
                            "paper's points: late should sit above naive, most at small chunks.",
     "late_chunking_gap_by_position": "Late − naive answer recall@5 by where the answer sits inside its macro "
-                                     "window, per chunk size × window: above zero only in a window's first "
-                                     "quarter, which holds the documents' openings.",
+                                     "window, per chunk size × window: compare a window's first quarter, which "
+                                     "holds the documents' openings, with the deeper ones.",
     "late_chunking_gap_by_position_documents": "The same as document nDCG@10 (documents ranked by their best "
                                                "chunk), the paper's long-document measure.",
     "longrag_recall_vs_tokens": "Answer recall against retrieved tokens for passages, documents and grouped "
