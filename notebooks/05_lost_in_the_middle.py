@@ -174,7 +174,10 @@ fig = plot_position_curve(curve, {f"closed-book (ours) {baselines['closed-book']
                                   f"oracle (ours) {baselines['oracle']:.2f}": baselines["oracle"]},
                           f"Lost in the Middle: {MODEL.split('/')[-1]} on NQ-open ({PROFILE}, "
                           + ", ".join(f"n={g['n'].max()} at {s}" for s, g in curve.groupby("setting", sort=False)) + ")",
-                          paper=study.PAPER_QA[study.PAPER_QA["setting"].isin(curve["setting"])])
+                          paper=study.PAPER_QA[study.PAPER_QA["setting"].isin(curve["setting"])],
+                          paper_baselines={f"{setting} ({study.PAPER_READER}) {value:.3f}": value
+                                           for setting, value in study.PAPER_BASELINES.items()},
+                          paper_label=study.PAPER_READER)
 save_figure(fig, "lost_in_the_middle_qa", FIGURES)
 if by_reader["model"].nunique() > 1:
     fig = plot_reader_curves(by_reader, f"Lost in the Middle on NQ-open by reader ({PROFILE})",
@@ -237,7 +240,8 @@ display(kv_summary.round(3), kv_contrasts.round(3))
 display(kv_runs[["model", "gold_index", "prediction", "value", "correct"]].head(6))
 fig = plot_reader_curves(kv_summary, f"Key–value retrieval, {kv_records} keys, by reader ({PROFILE}, "
                          + ", ".join(f"{m.split('/')[-1]} n={n}" for m, n in kv_readers.items()) + ")",
-                         ylabel="accuracy (value in the answer)")
+                         ylabel="accuracy (value in the answer)",
+                         xlabel="position of the gold key–value pair (1 = first)")
 save_figure(fig, "lost_in_the_middle_kv", FIGURES)
 
 # %% [markdown]

@@ -74,7 +74,7 @@ from IPython.display import Markdown, display
 
 from grainlab.data import evidence_clusters, load_dataset
 from grainlab.experiments import run_experiment
-from grainlab.plots import plot_bars, plot_tradeoff, save_figure
+from grainlab.plots import plot_hbars, plot_recall_precision, save_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import chroma_chunking as study
 from grainlab.studies.claims import verdict_table, view
@@ -155,10 +155,12 @@ costs = result.systems[["retriever_label", "chunker_label", "n_units", "mean_uni
                         "boundary_retention", "duplication_rate", "chunk_s", "index_s"]]
 costs.to_csv(RESULTS / "costs.csv", index=False)
 display(costs.round(3))
-fig = plot_tradeoff(table.reset_index().assign(precision=lambda t: 100 * t["precision (chroma)"],
-                                               recall=lambda t: 100 * t["recall (chroma)"]),
-                    "precision", "recall", "chunker_label", "retriever_label", "precision, % (Chroma's convention)",
-                    "recall, %", f"Chroma's chunking evaluation: recall vs precision of the top 5 chunks ({PROFILE})")
+shown = next(iter(retrievers))
+ours_points, report_points = study.recall_precision_points(aggregate, shown)
+fig = plot_recall_precision(ours_points, report_points, "family",
+                            f"Chroma's chunking evaluation: recall vs precision of the top 5 chunks, {shown} ({PROFILE})",
+                            xlabel="precision, % (Chroma's convention)", ylabel="recall, %",
+                            paper_label="Chroma's report")
 save_figure(fig, "chroma_chunking_recall_precision", FIGURES)
 
 # %% [markdown]
@@ -170,8 +172,11 @@ save_figure(fig, "chroma_chunking_recall_precision", FIGURES)
 # %%
 conventions = aggregate[aggregate["measure"].isin(columns)].assign(
     metric=lambda t: t["measure"].map(columns))
-fig = plot_bars(conventions[conventions["metric"].str.startswith(("precision", "recall"))],
-                "chunker_label", "mean", "metric", "share", f"Both conventions side by side ({PROFILE})", error=None)
+shares = conventions[conventions["metric"].str.startswith(("precision", "recall"))]
+fig = plot_hbars(shares.assign(kind=shares["metric"].str.split(" ").str[0],
+                               convention=shares["metric"].str.extract(r"\((.*)\)")[0]),
+                 "chunker_label", "mean", "convention", "kind", "share of characters (recall: of the gold excerpts; "
+                 "precision: of the retrieved chunks)", f"Both conventions side by side ({PROFILE})", error=None)
 save_figure(fig, "chroma_chunking_conventions", FIGURES)
 finance = (per_query[(per_query["corpus"] == "finance") & per_query["measure"].isin(
     [study.measure_name("recall", c) for c in study.CONVENTIONS])]

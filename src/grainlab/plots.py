@@ -41,23 +41,86 @@ def styled(plot):
     return drawn
 
 
-def legend_outside(ax, title: str | None = None, panels: Sequence | None = None,
-                   order: Sequence[str] | None = None, **kwargs) -> None:
-    """One legend to the right of ``ax``, outside the data, of every entry on ``ax`` (and on
-    ``panels``, e.g. a reference band drawn only in some panels), each label once, labels in
-    ``order`` first and in that order."""
+PAGE_WIDTH = 7.0
+"""Inches: a paper's text width (ACM and IEEE two-column pages are 7.0–7.16 in); every figure is
+laid out to it, so 9-pt text stays 9 pt when pasted."""
+COLUMN_WIDTH = 3.3
+"""Inches: one column of a two-column paper."""
+MAX_PANELS_PER_ROW = 4
+
+
+def wrapped(text: str, width: float, fontsize: float) -> str:
+    """``text`` broken into lines that fit ``width`` inches at ``fontsize`` points (an average
+    glyph is about 0.55 em wide)."""
+    return textwrap.fill(text, max(12, int(width * 72 / (0.55 * fontsize))))
+
+
+def panel_grid(n: int, *, panel_height: float = 2.3, columns: int | None = None, width: float = PAGE_WIDTH,
+               sharex: bool | str = False, sharey: bool | str = False):
+    """A ``width``-inch figure of ``n`` panels, at most :data:`MAX_PANELS_PER_ROW` a row, laid out by
+    matplotlib's constrained layout (legends and titles placed inside the figure's width); the
+    grid's unused cells hidden. Returns the figure and its ``n`` axes in reading order."""
+    import matplotlib.pyplot as plt
+
+    columns = max(1, min(n, columns or MAX_PANELS_PER_ROW))
+    rows = -(-n // columns)
+    fig, grid = plt.subplots(rows, columns, figsize=(width, panel_height * rows + 0.9), squeeze=False,
+                             layout="constrained", sharex=sharex, sharey=sharey)
+    for ax in grid.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(grid.flat[:n])
+
+
+def _entries(axes: Sequence, order: Sequence[str] | None) -> dict:
+    """Every legend entry on ``axes``, each label once (labels in ``order`` first, in that order);
+    the axes' own legends removed."""
     entries: dict = {}
-    for source in [ax, *(panels or [])]:
-        for handle, label in zip(*source.get_legend_handles_labels()):
-            entries.setdefault(label, handle)
-        if source is not ax and source.get_legend() is not None:
-            source.get_legend().remove()
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            if not label.startswith("_"):
+                entries.setdefault(label, handle)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
     if order:
         rank = {label: i for i, label in enumerate(order)}
         entries = dict(sorted(entries.items(), key=lambda item: rank.get(item[0], len(rank))))
-    if entries:
-        ax.legend(list(entries.values()), list(entries), title=title, loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                  borderaxespad=0, title_fontsize=8, **kwargs)
+    return entries
+
+
+def legend_columns(labels: Sequence[str], width: float, fontsize: float = 8) -> int:
+    """As many legend columns as fit ``width`` inches: an entry is its label (~0.55 em a character)
+    plus about 40 pt of handle and spacing."""
+    entry = max(len(label) for label in labels) * 0.55 * fontsize + 40
+    return max(1, min(len(labels), int(0.95 * width * 72 / entry)))
+
+
+def legend_below(fig, axes: Sequence, title: str | None = None, order: Sequence[str] | None = None,
+                 width: float | None = None) -> None:
+    """One legend for the whole figure, under its panels and inside its width: every entry on
+    ``axes`` once, in as many columns as the longest label allows."""
+    entries = _entries(axes, order)
+    if not entries:
+        return
+    ncol = legend_columns(list(entries), width or fig.get_figwidth())
+    fig.legend(list(entries.values()), list(entries), title=title, loc="outside lower center", ncol=ncol,
+               title_fontsize=8)
+
+
+def label_bottom_row(axes: Sequence, columns: int, text: str, width: float = PAGE_WIDTH) -> None:
+    """``text`` as the x label of the last row's panels only, wrapped to a panel's width."""
+    bottom = {i for i in range(len(axes)) if i + columns >= len(axes)}
+    for i, ax in enumerate(axes):
+        ax.set_xlabel(wrapped(text, width / columns, 8) if i in bottom else "", fontsize=8)
+
+
+def panel_title(ax, text: str, columns: int, fontsize: float = 8, width: float = PAGE_WIDTH) -> None:
+    """A panel's title, wrapped to the panel's share of the figure's width."""
+    ax.set_title(wrapped(text, 0.9 * width / columns, fontsize), fontsize=fontsize)
+
+
+def suptitle(fig, title: str, fontsize: float = 10) -> None:
+    """The figure's title, wrapped to its width."""
+    fig.suptitle(wrapped(title, fig.get_figwidth(), fontsize), fontsize=fontsize)
 
 
 def fixed_palette(levels: Sequence) -> dict:
@@ -102,14 +165,32 @@ def plots_fingerprint() -> str:
 def save_figure(fig, name: str, folder: str | Path | None = None) -> list[Path]:
     """Write ``<name>.png`` (150 dpi) and ``<name>.pdf`` (vector), each stamped with the plotting
     code's fingerprint and the commit (PNG text chunks; the PDF's Subject); return the paths."""
+    import matplotlib.pyplot as plt
+
     from grainlab.experiments.manifest import git_commit
 
     out = figures_dir(folder)
     paths = [out / f"{name}.png", out / f"{name}.pdf"]
     stamp, commit = plots_fingerprint(), git_commit()
-    fig.savefig(paths[0], dpi=150, bbox_inches="tight", metadata={STAMP_KEY: stamp, "grainlab-commit": commit})
-    fig.savefig(paths[1], bbox_inches="tight", metadata={"Subject": f"{STAMP_KEY}={stamp} commit={commit}"})
+    with plt.rc_context(grainlab_style()):  # the PDF's font type is read when saving, not when drawing
+        fig.savefig(paths[0], dpi=150, bbox_inches="tight", metadata={STAMP_KEY: stamp, "grainlab-commit": commit})
+        fig.savefig(paths[1], bbox_inches="tight", metadata={"Subject": f"{STAMP_KEY}={stamp} commit={commit}"})
     return paths
+
+
+def pdf_font_types(path: str | Path) -> set[str]:
+    """The ``/Subtype`` of every font a PDF embeds, a composite (``/Type0``) font by its
+    descendant's (matplotlib's Type 42 is ``/CIDFontType2`` or ``/TrueType``: TrueType outlines;
+    ``/Type3`` is what camera-ready checkers reject)."""
+    from pypdf import PdfReader
+
+    kinds: set[str] = set()
+    for page in PdfReader(str(path)).pages:
+        fonts = (page.get("/Resources") or {}).get("/Font") or {}
+        for font in (f.get_object() for f in fonts.values()):
+            descendants = [d.get_object() for d in font.get("/DescendantFonts") or []]
+            kinds |= {str(f.get("/Subtype")) for f in descendants or [font]}
+    return kinds
 
 
 def figure_stamp(path: Path) -> str | None:
@@ -120,23 +201,33 @@ def figure_stamp(path: Path) -> str | None:
         return image.info.get(STAMP_KEY)
 
 
+def _log2_ticks(ax, values) -> None:
+    """A log2 x axis with ticks at the values themselves (16, 64, 256), not powers of ten."""
+    import matplotlib.ticker as ticker
+
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted(values))
+    ax.get_xaxis().set_major_formatter(ticker.ScalarFormatter())
+    ax.get_xaxis().set_minor_formatter(ticker.NullFormatter())
+
+
 @styled
 def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str, str], title: str,
                               paper_best: Mapping[str, tuple[int, int]] | None = None):
-    """One panel per dataset: ``measure`` against chunk size (tokens), a line per retriever.
+    """One panel per dataset (at most four a row): ``measure`` against chunk size (tokens), a
+    line per retriever, one legend under the panels.
 
     ``table`` needs columns ``dataset, retriever_label, chunk_size, measure`` and ``mean`` (an
     aggregate) or ``value`` (per-query rows: then with bootstrap 95% intervals). ``paper_best``
     shades the size range the paper calls best on a dataset.
     """
-    import matplotlib.pyplot as plt
     import seaborn as sns
 
     y, interval = _y_and_interval(table)
     datasets = list(measure_by_dataset)
     retrievers = list(dict.fromkeys(table["retriever_label"]))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.2 * len(datasets) + 1.8, 3.6), squeeze=False)
-    for ax, dataset in zip(axes[0], datasets):
+    fig, axes = panel_grid(len(datasets), panel_height=2.2)
+    for ax, dataset in zip(axes, datasets):
         measure = measure_by_dataset[dataset]
         data = table[(table["dataset"] == dataset) & (table["measure"] == measure)]
         n = data["qid"].nunique() if "qid" in data.columns else None
@@ -146,26 +237,24 @@ def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str,
         if paper_best and dataset in paper_best:
             low, high = paper_best[dataset]
             ax.axvspan(low, high, color="black", alpha=0.08, label="paper's best sizes")
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(sorted(data["chunk_size"].unique()))
-        ax.get_xaxis().set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
-        ax.set_xlabel("chunk size (cl100k tokens)")
+        _log2_ticks(ax, data["chunk_size"].unique())
+        ax.tick_params(axis="x", labelsize=6)
         ax.set_ylabel(measure)
-        ax.set_title(dataset + (f" (n={n:,})" if n else ""))
-    legend_outside(axes[0][-1], "retriever", panels=list(axes[0][:-1]), order=retrievers)
-    fig.suptitle(title)
-    fig.tight_layout()
+        panel_title(ax, dataset + (f" (n={n:,})" if n else ""), min(len(datasets), MAX_PANELS_PER_ROW), 9)
+    label_bottom_row(axes, min(len(axes), MAX_PANELS_PER_ROW), "chunk size (cl100k tokens)")
+    legend_below(fig, axes, "retriever", order=retrievers)
+    suptitle(fig, title)
     return fig
 
 
 @styled
 def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
     """AnswerRecall@k against the tokens it reads (k × mean chunk tokens), a line per chunk
-    size; one panel per dataset × retriever. Compares chunk sizes at equal reading budget.
+    size; a row of panels per dataset, a panel per retriever. Compares chunk sizes at equal
+    reading budget.
 
     ``table`` needs ``dataset, retriever_label, chunk_size, measure, mean, mean_unit_tokens``.
     """
-    import matplotlib.pyplot as plt
     import seaborn as sns
 
     from grainlab.experiments.tables import split_cutoff
@@ -175,38 +264,36 @@ def plot_recall_vs_budget(table: pd.DataFrame, datasets: list[str], title: str):
     data["tokens_read"] = data["k"] * data["mean_unit_tokens"]
     retrievers = sorted(data["retriever_label"].unique())
     sizes = sorted(data["chunk_size"].unique())
-    shades = sns.color_palette("viridis", len(sizes))
-    palette = dict(zip(sizes, shades))  # one colour per chunk size in every panel
-    fig, axes = plt.subplots(len(datasets), len(retrievers), figsize=(4.2 * len(retrievers), 3.4 * len(datasets)),
-                             squeeze=False, sharey="row")
-    for row, dataset in enumerate(datasets):
-        for col, retriever in enumerate(retrievers):
-            ax = axes[row][col]
-            part = data[(data["dataset"] == dataset) & (data["retriever_label"] == retriever)]
-            sns.lineplot(data=part, x="tokens_read", y="mean", hue="chunk_size", hue_order=sizes, marker="o",
-                         ax=ax, palette=palette)
-            ax.set_xscale("log")
-            ax.set_xlabel("tokens read (k × mean chunk tokens, cl100k)")
-            ax.set_ylabel("AnswerRecall@k (k = 1..5)")
-            ax.set_title(f"{dataset} — {retriever}", fontsize=9)
-    legend_outside(axes[0][-1], "chunk size (tokens)", panels=[ax for ax in axes.flat if ax is not axes[0][-1]],
-                   order=[str(size) for size in sizes])
-    fig.suptitle(title)
-    fig.tight_layout()
+    palette = dict(zip(sizes, sns.color_palette("viridis", len(sizes))))  # one colour per size everywhere
+    fig, axes = panel_grid(len(datasets) * len(retrievers), columns=len(retrievers), panel_height=1.9,
+                           sharey="row", sharex=True)
+    for i, ax in enumerate(axes):
+        dataset, retriever = datasets[i // len(retrievers)], retrievers[i % len(retrievers)]
+        part = data[(data["dataset"] == dataset) & (data["retriever_label"] == retriever)]
+        sns.lineplot(data=part, x="tokens_read", y="mean", hue="chunk_size", hue_order=sizes, marker="o",
+                     markersize=4, ax=ax, palette=palette)
+        ax.set_xscale("log")
+        ax.set_xlabel("tokens read (k × mean chunk)" if i >= len(axes) - len(retrievers) else "")
+        ax.set_ylabel(f"{dataset}\nAnswerRecall@k" if i % len(retrievers) == 0 else "")
+        panel_title(ax, retriever, len(retrievers))
+    legend_below(fig, axes, "chunk size (cl100k tokens); k = 1..5 along each line", order=[str(s) for s in sizes])
+    suptitle(fig, title)
     return fig
 
 
 @styled
 def plot_pipeline_stages(table: pd.DataFrame, measure: str, title: str,
-                         stages: tuple[str, ...] = ("candidates", "fused", "reranked", "context"), columns: int = 4):
+                         stages: tuple[str, ...] = ("candidates", "fused", "reranked", "context"),
+                         columns: int = MAX_PANELS_PER_ROW, references: Mapping[str, float] | None = None,
+                         reference_label: str = "published"):
     """Small multiples: one panel per system, ``measure`` at each pipeline stage it has, a line
-    per granularity; the same y-axis everywhere, so panels compare at a glance.
+    per granularity; the same y-axis everywhere, so panels compare at a glance. ``references``
+    (system → a published number) are drawn as a dashed black line in that system's panel.
 
     ``table`` needs ``granularity, system, stage, measure`` and either per-query ``qid, value`` rows
     (means with bootstrap 95% intervals, the number of queries appended to the title) or aggregate
     ``mean`` rows (means only).
     """
-    import matplotlib.pyplot as plt
     import seaborn as sns
 
     data = table[table["measure"] == measure].copy()
@@ -216,87 +303,160 @@ def plot_pipeline_stages(table: pd.DataFrame, measure: str, title: str,
     systems = list(dict.fromkeys(data["system"]))
     granularities = list(dict.fromkeys(data["granularity"]))
     palette = fixed_palette(granularities)
-    rows = -(-len(systems) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(2.6 * columns + 1.8, 2.3 * rows), squeeze=False,
-                             sharey=True, sharex=True)
-    for ax, system in zip(axes.flat, systems):
+    columns = min(columns, MAX_PANELS_PER_ROW)
+    fig, axes = panel_grid(len(systems), columns=columns, panel_height=1.9, sharey=True, sharex=True)
+    for i, (ax, system) in enumerate(zip(axes, systems)):
         sns.lineplot(data=data[data["system"] == system], x="stage_index", y=y, hue="granularity",
-                     hue_order=granularities, palette=palette, marker="o", errorbar=interval, err_style="bars",
-                     err_kws={"capsize": 2}, seed=0, ax=ax)
-        ax.set_title(textwrap.fill(system.replace("+", "+ "), 34), fontsize=7)
+                     hue_order=granularities, palette=palette, marker="o", markersize=4, errorbar=interval,
+                     err_style="bars", err_kws={"capsize": 2}, seed=0, ax=ax)
+        if references and system in references:
+            ax.axhline(references[system], color="black", linestyle="--", linewidth=0.8, label=reference_label)
+        ax.set_title(wrapped(system.replace("+", "+ "), PAGE_WIDTH / columns, 7), fontsize=7)
         ax.set_xticks(range(len(stages)), stages, rotation=30, fontsize=7)
         ax.set_xlabel("")
-    for ax in axes.flat[len(systems):]:
-        ax.set_visible(False)
-    for ax in axes[:, 0]:
-        ax.set_ylabel(measure + (" (mean, 95% CI)" if interval else ""))
-    first = axes[0][-1] if axes[0][-1].get_visible() else axes[0][0]
-    legend_outside(first, "granularity", panels=[ax for ax in axes.flat if ax is not first and ax.get_visible()],
-                   order=granularities)
+        ax.set_ylabel(measure + (" (mean, 95% CI)" if interval else "") if i % columns == 0 else "")
+    legend_below(fig, axes, "granularity", order=granularities)
     queries = data["qid"].nunique() if interval else None  # per-query rows: one decision, by _y_and_interval
-    fig.suptitle(title + (f" (n = {queries} queries)" if queries else ""))
-    fig.tight_layout()
+    suptitle(fig, title + (f" (n = {queries} queries)" if queries else ""))
     return fig
 
 
 @styled
-def plot_sweep(table: pd.DataFrame, x: str, y: str, hue: str, xlabel: str, ylabel: str, title: str,
-               references: Sequence[tuple[str, float, float]] | None = None):
-    """A log2-x line plot of ``y`` against ``x``, one line per ``hue`` (e.g. late vs naive by size);
-    per-query rows (``y`` = ``value``) get bootstrap 95% intervals; ``references`` are the paper's
-    ``(label, x, y)`` points."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
-    interval = ("ci", 95) if y == "value" else None
-    sns.lineplot(data=table, x=x, y=y, hue=hue, marker="o", ax=ax, errorbar=interval, err_style="bars",
-                 err_kws={"capsize": 2}, seed=0)
-    draw_references(ax, references)
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(sorted(table[x].unique()))
-    ax.get_xaxis().set_major_formatter(plt.matplotlib.ticker.ScalarFormatter())
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    legend_outside(ax, hue)
-    fig.tight_layout()
+def plot_paired_differences(table: pd.DataFrame, x: str, hue: str | None, ylabel: str, title: str,
+                            col: str | None = None, row: str | None = None, xlabel: str = "",
+                            estimate: str = "delta", low: str = "ci_low", high: str = "ci_high",
+                            hue_title: str | None = None,
+                            references: Sequence[tuple[str, object, float]] | None = None):
+    """What a paired test tested: the mean paired difference (``estimate``) with its 95% interval
+    (``low``, ``high``) at each ``x``, a point per ``hue`` level (dodged), a panel per ``col`` (and a
+    row of panels per ``row``), a line at zero. An interval that misses zero is drawn filled, one
+    that covers it hollow; ``references`` are the paper's ``(label, x, difference)``, drawn as
+    black diamonds in every panel that has that ``x``."""
+    hues = list(dict.fromkeys(table[hue])) if hue else [None]
+    cols = list(dict.fromkeys(table[col])) if col else [None]
+    rows = list(dict.fromkeys(table[row])) if row else [None]
+    palette = fixed_palette(hues)
+    fig, axes = panel_grid(len(rows) * len(cols), columns=len(cols), panel_height=2.1, sharey="row")
+    step = 0.7 / max(1, len(hues))
+    for i, ax in enumerate(axes):
+        row_level, col_level = rows[i // len(cols)], cols[i % len(cols)]
+        keep = pd.Series(True, index=table.index)
+        if row:
+            keep &= table[row] == row_level
+        if col:
+            keep &= table[col] == col_level
+        part = table[keep]
+        xs = list(dict.fromkeys(part[x]))  # a panel's own x levels (e.g. the quarters of its window)
+        for j, level in enumerate(hues):
+            points = part[part[hue] == level] if hue else part
+            position = [xs.index(value) + (j - (len(hues) - 1) / 2) * step for value in points[x]]
+            colour = palette[level]
+            ax.errorbar(position, points[estimate], yerr=[points[estimate] - points[low], points[high] - points[estimate]],
+                        fmt="none", ecolor=colour, elinewidth=1, capsize=2)
+            clear = (points[low] > 0) | (points[high] < 0)
+            label = str(level) if level is not None else None
+            ax.scatter([p for p, c in zip(position, clear) if c], points[estimate][clear], color=colour, s=14,
+                       zorder=3, label=label if clear.any() else None)
+            ax.scatter([p for p, c in zip(position, clear) if not c], points[estimate][~clear], facecolor="white",
+                       edgecolor=colour, s=14, zorder=3, label=None if clear.any() else label)
+        ax.axhline(0, color="black", linewidth=0.8)
+        for label, at, difference in references or ():
+            if at in xs:
+                ax.plot([xs.index(at)], [difference], **{**REFERENCE, "label": label})
+        ax.set_xticks(range(len(xs)), [str(v) for v in xs], fontsize=6)
+        title_parts = [str(level) for level in (row_level, col_level) if level is not None]
+        panel_title(ax, " · ".join(title_parts), len(cols))
+        ax.set_ylabel(ylabel if i % len(cols) == 0 else "")
+    label_bottom_row(axes, len(cols), xlabel)
+    note = "filled: the 95% interval excludes 0"
+    if hue:
+        legend_below(fig, axes, f"{hue_title or hue} ({note})")
+    else:
+        legend_below(fig, axes)
+        title = f"{title} ({note})"
+    suptitle(fig, title)
     return fig
+
+
+def _wrapped_ticks(ax, axis: str, width: float) -> None:
+    """Category labels wrapped to ``width`` inches so neighbours never overlap."""
+    ticks = ax.get_xticklabels() if axis == "x" else ax.get_yticklabels()
+    labels = [wrapped(t.get_text(), width, 7) for t in ticks]
+    if axis == "x":
+        ax.set_xticks(ax.get_xticks(), labels, fontsize=7)
+    else:
+        ax.set_yticks(ax.get_yticks(), labels, fontsize=7)
 
 
 @styled
 def plot_bars(table: pd.DataFrame, x: str, y: str, hue: str | None, ylabel: str, title: str,
-              error: str | None = ("ci", 95), references: Mapping[str, float] | None = None, xlabel: str = ""):
+              error: str | None = ("ci", 95), references: Mapping[str, float] | None = None, xlabel: str = "",
+              width: float = PAGE_WIDTH):
     """Bars of the mean ``y`` per ``x`` (and ``hue``), with a bootstrap 95% interval over rows and
-    each bar's value written on it (so a zero is seen, not missing); ``references`` are the
-    paper's numbers as labelled horizontal lines."""
-    import matplotlib.pyplot as plt
+    each bar's value written on it when the bars are few enough to read (so a zero is seen, not
+    missing); category labels wrapped to their slot; ``references`` are the paper's numbers as
+    labelled horizontal lines."""
     import seaborn as sns
 
-    fig, ax = plt.subplots(figsize=(7.2, 3.8))
+    fig, (ax,) = panel_grid(1, width=width, panel_height=2.8)
     sns.barplot(data=table, x=x, y=y, hue=hue, errorbar=error, ax=ax, seed=0)
-    for container in ax.containers:
-        ax.bar_label(container, fmt="%.2f", fontsize=6, padding=2)
+    bars = sum(len(container) for container in ax.containers)
+    if bars <= 24:
+        for container in ax.containers:
+            ax.bar_label(container, fmt="%.2f", fontsize=6, padding=2)
     draw_reference_lines(ax, references)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.tick_params(axis="x", labelrotation=20, labelsize=8)
-    legend_outside(ax, hue)
-    fig.tight_layout()
+    categories = table[x].nunique()
+    _wrapped_ticks(ax, "x", 0.9 * width / max(1, categories))
+    legend_below(fig, [ax], hue)
+    suptitle(fig, title)
     return fig
 
 
 @styled
+def plot_hbars(table: pd.DataFrame, category: str, value: str, hue: str | None, col: str | None, xlabel: str,
+               title: str, error: str | None = ("ci", 95)):
+    """Horizontal bars for many categories (a row per ``category``, a bar per ``hue`` level), a
+    panel per ``col`` sharing the categories, each bar's value at its end: readable where an
+    upright bar chart's labels would collide."""
+    import seaborn as sns
+
+    cols = list(dict.fromkeys(table[col])) if col else [None]
+    categories = list(dict.fromkeys(table[category]))
+    hues = list(dict.fromkeys(table[hue])) if hue else None
+    fig, axes = panel_grid(len(cols), panel_height=0.16 * len(categories) * max(1, len(hues or [1])) ** 0.5 + 0.6,
+                           sharey=True)
+    for ax, level in zip(axes, cols):
+        part = table[table[col] == level] if col else table
+        sns.barplot(data=part, y=category, x=value, hue=hue, hue_order=hues, order=categories, orient="h",
+                    errorbar=error, ax=ax, seed=0, palette=fixed_palette(hues) if hues else None)
+        small = part[value].abs().max() < 0.2  # two decimals would print 0.05 for 0.046 and 0.054
+        for container in ax.containers:
+            ax.bar_label(container, fmt="%.3f" if small else "%.2f", fontsize=5, padding=1)
+        panel_title(ax, str(level) if level is not None else "", min(len(cols), MAX_PANELS_PER_ROW))
+        ax.set_ylabel("")
+        ax.margins(x=0.15)
+    _wrapped_ticks(axes[0], "y", 0.3 * PAGE_WIDTH)  # the panels share the categories
+    label_bottom_row(axes, min(len(axes), MAX_PANELS_PER_ROW), xlabel)
+    legend_below(fig, axes, hue)
+    suptitle(fig, title)
+    return fig
+
+
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+@styled
 def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabel: str, ylabel: str, title: str,
-                  references: Sequence[tuple[str, float, float]] | None = None, style: str | None = None):
-    """``y`` against ``x`` (linear axes), a line per ``hue`` (and ``style``), a panel per ``col``:
-    e.g. answer recall against tokens read, or boundary retention against duplication; ``references``
-    are the paper's ``(label, x, y)`` points, drawn in every panel. A ``hue`` level has one colour
-    (and a ``style`` level one dash) in every panel, and one legend lists them all. Given per-query
-    rows (several per point), each point gets its bootstrap 95% interval (seeded, so the figure is
-    reproducible)."""
-    import matplotlib.pyplot as plt
+                  references: Sequence[tuple[str, float, float]] | None = None, style: str | None = None,
+                  hue_title: str | None = None):
+    """``y`` against ``x`` (linear axes), a line per ``hue`` (and ``style``), a panel per ``col``
+    (at most four a row): e.g. answer recall against tokens read; ``references`` are the paper's
+    ``(label, x, y)`` points, drawn in every panel. A ``hue`` level has one colour (and a ``style``
+    level one dash) in every panel, and one legend under the panels lists them all. Given
+    per-query rows (several per point), each point gets its bootstrap 95% interval (seeded, so the
+    figure is reproducible)."""
     import seaborn as sns
 
     panels = list(dict.fromkeys(table[col]))
@@ -306,93 +466,135 @@ def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabe
     per_query = table.duplicated(keys).any()
     values = table[x].dropna()
     few_counts = values.nunique() <= 12 and bool((values == values.round()).all())
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels) + 2.6, 3.8), squeeze=False)
-    for ax, panel in zip(axes[0], panels):
+    fig, axes = panel_grid(len(panels), panel_height=2.4)
+    for ax, panel in zip(axes, panels):
         sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, hue_order=hue_order,
-                     palette=fixed_palette(hue_order), style=style, style_order=style_order, marker="o", ax=ax,
-                     sort=True, errorbar=("ci", 95) if per_query else None, err_style="bars",
+                     palette=fixed_palette(hue_order), style=style, style_order=style_order, marker="o",
+                     markersize=4, ax=ax, sort=True, errorbar=("ci", 95) if per_query else None, err_style="bars",
                      err_kws={"capsize": 2}, seed=0)
         draw_references(ax, references)
         if few_counts:
             ax.set_xticks(sorted(table[x].unique()))  # k = 1, 2, 5, 10, 20 rather than 2.5, 7.5, ...
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.set_title(str(panel), fontsize=10)
+        panel_title(ax, str(panel), min(len(panels), MAX_PANELS_PER_ROW), 9)
     order = ([hue] if style else []) + hue_order + ([style, *style_order] if style else [])
-    legend_outside(axes[0][-1], None if style else hue, panels=list(axes[0][:-1]), order=order)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    legend_below(fig, axes, None if style else (hue_title or hue), order=order)
+    suptitle(fig, title)
+    return fig
+
+
+@styled
+def plot_recall_precision(ours: pd.DataFrame, paper: pd.DataFrame | None, family: str, title: str,
+                          xlabel: str = "precision, %", ylabel: str = "recall, %", paper_label: str = "report"):
+    """Recall against precision as points (no lines: the chunkers are not a series): a colour per
+    chunker ``family``, a marker per configuration within it, and — for every configuration
+    ``paper`` has (``label, precision, recall``) — the paper's point as a black diamond with an
+    arrow from it to ours. ``ours`` needs ``label, precision, recall`` and ``family``."""
+    import matplotlib.lines as mlines
+
+    families = list(dict.fromkeys(ours[family]))
+    # no yellow (unreadable as a small marker) and no black (the paper's marks): grey comes last
+    colours = [c for c in OKABE_ITO if c not in ("#F0E442", "#000000")] + ["#7F7F7F"]
+    palette = {name: colours[i % len(colours)] for i, name in enumerate(families)}
+    fig, (ax,) = panel_grid(1, panel_height=3.6)
+    handles = []
+    for name in families:
+        rows = ours[ours[family] == name]
+        for marker, (_, point) in zip(MARKERS * 3, rows.iterrows()):
+            ax.scatter(point["precision"], point["recall"], color=palette[name], marker=marker, s=28, zorder=3)
+            handles.append(mlines.Line2D([], [], color=palette[name], marker=marker, linestyle="none",
+                                         label=point["label"]))
+    if paper is not None:
+        ours_at = ours.set_index("label")
+        for _, theirs in paper.iterrows():
+            if theirs["label"] not in ours_at.index:
+                continue
+            mine = ours_at.loc[theirs["label"]]
+            ax.annotate("", xy=(mine["precision"], mine["recall"]), xytext=(theirs["precision"], theirs["recall"]),
+                        arrowprops={"arrowstyle": "->", "color": "grey", "linewidth": 0.8})
+            ax.plot([theirs["precision"]], [theirs["recall"]], **{**REFERENCE, "markersize": 5})
+        handles.append(mlines.Line2D([], [], **{**REFERENCE, "markersize": 5},
+                                     label=f"{paper_label} (arrow: to ours)"))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    fig.legend(handles=handles, loc="outside lower center", ncol=legend_columns([h.get_label() for h in handles],
+                                                                               PAGE_WIDTH, 7), fontsize=7)
+    suptitle(fig, title)
     return fig
 
 
 @styled
 def plot_position_curve(summary: pd.DataFrame, baselines: dict[str, float], title: str,
-                        ylabel: str = "accuracy (best_subspan_em)", paper: pd.DataFrame | None = None):
-    """Accuracy against the gold passage's 1-based position, a line (with its 95% CI band) per
-    setting, dashed lines for position-free baselines (closed-book, oracle); ``paper`` (same
-    columns ``setting, position, accuracy``) is drawn in grey for comparison."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.4, 4.0))
-    for setting, group in summary.groupby("setting", sort=False):
-        group = group.sort_values("position")
-        line, = ax.plot(group["position"], group["accuracy"], marker="o", label=f"ours · {setting}")
-        ax.fill_between(group["position"], group["ci_low"], group["ci_high"], color=line.get_color(), alpha=0.15)
+                        ylabel: str = "accuracy (best-subspan EM)", paper: pd.DataFrame | None = None,
+                        paper_baselines: Mapping[str, float] | None = None, paper_label: str = "paper",
+                        xlabel: str = "position of the gold document (1 = first)"):
+    """Accuracy at each tested position of the gold document (ticks at those positions), a line
+    (with its 95% CI band) per setting, our position-free baselines (closed-book, oracle) as black
+    lines; ``paper`` (``setting, position, accuracy``) in the setting's colour, dotted with hollow
+    squares, and ``paper_baselines`` as grey lines — the paper's claims rest on them."""
+    fig, (ax,) = panel_grid(1, panel_height=3.0)
+    settings = list(dict.fromkeys(summary["setting"]))
+    palette = fixed_palette(settings)
+    for setting in settings:
+        group = summary[summary["setting"] == setting].sort_values("position")
+        ax.plot(group["position"], group["accuracy"], marker="o", color=palette[setting], label=f"ours · {setting}")
+        ax.fill_between(group["position"], group["ci_low"], group["ci_high"], color=palette[setting], alpha=0.15)
     if paper is not None:
         for setting, group in paper.groupby("setting", sort=False):
             group = group.sort_values("position")
-            ax.plot(group["position"], group["accuracy"], marker="s", linestyle=":", color="grey", alpha=0.8,
-                    label=f"paper · {setting}")
+            ax.plot(group["position"], group["accuracy"], marker="s", markerfacecolor="white", linestyle=":",
+                    color=palette.get(setting, "grey"), label=f"{paper_label} · {setting}")
     for (label, value), style in zip(baselines.items(), ["--", "-.", ":"]):
         ax.axhline(value, linestyle=style, color="black", linewidth=1, label=label)
-    ax.set_xlabel("position of the gold passage (1 = first)")
+    for (label, value), style in zip((paper_baselines or {}).items(), ["--", "-.", ":"]):
+        ax.axhline(value, linestyle=style, color="grey", linewidth=1, label=label)
+    positions = sorted(set(summary["position"]) | (set(paper["position"]) if paper is not None else set()))
+    ax.set_xticks(positions)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title(title, fontsize=10)
-    legend_outside(ax)
-    fig.tight_layout()
+    legend_below(fig, [ax])
+    suptitle(fig, title)
     return fig
 
 
 @styled
 def plot_reader_curves(summary: pd.DataFrame, title: str, paper: pd.DataFrame | None = None,
-                       paper_label: str = "paper", ylabel: str = "accuracy (best_subspan_em)"):
+                       paper_label: str = "paper", ylabel: str = "accuracy (best-subspan EM)",
+                       xlabel: str = "position of the gold document (1 = first)"):
     """One panel per setting (``10 documents``, ``20 documents``): accuracy against the gold
-    passage's 1-based position, a line with its 95% CI band per reader (``model``, n in the
-    legend), the reader's closed-book accuracy as a dotted line of its colour, and ``paper``
-    (``setting, position, accuracy``) as grey squares. ``summary`` is ``accuracy_by_position``'s
-    table for several readers."""
-    import matplotlib.pyplot as plt
-
+    document's 1-based position, a line with its 95% CI band per reader (``model``; one colour
+    per reader in every panel, its n per panel in the panel's title), the reader's closed-book
+    accuracy as a dotted line of its colour, and ``paper`` (``setting, position, accuracy``) as
+    grey squares. ``summary`` is ``accuracy_by_position``'s table for several readers."""
     curves = summary[summary["gold_index"] >= 0]
     settings = [s for s in curves["setting"].unique() if s != "oracle"]
     closed = summary[summary["setting"] == "closed-book"].set_index("model")["accuracy"]
-    fig, axes = plt.subplots(1, len(settings), figsize=(4.4 * len(settings) + 2.2, 3.8), squeeze=False, sharey=True)
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for ax, setting in zip(axes[0], settings):
-        for number, (model, group) in enumerate(curves[curves["setting"] == setting].groupby("model", sort=False)):
-            group, colour = group.sort_values("position"), colours[number % len(colours)]
-            ax.plot(group["position"], group["accuracy"], marker="o", color=colour,
-                    label=f"{model.split('/')[-1]} (n={int(group['n'].max())})")
+    readers = list(dict.fromkeys(curves["model"]))
+    palette = fixed_palette(readers)
+    fig, axes = panel_grid(len(settings), panel_height=2.6, sharey=True)
+    for ax, setting in zip(axes, settings):
+        counts = []
+        for model, group in curves[curves["setting"] == setting].groupby("model", sort=False):
+            group, colour = group.sort_values("position"), palette[model]
+            ax.plot(group["position"], group["accuracy"], marker="o", markersize=4, color=colour,
+                    label=model.split("/")[-1])
             ax.fill_between(group["position"], group["ci_low"], group["ci_high"], color=colour, alpha=0.15)
+            counts.append(f"{model.split('/')[-1].split('-Instruct')[0]} n={int(group['n'].max())}")
             if model in closed:
                 ax.axhline(closed[model], linestyle=":", color=colour, linewidth=1)
         if paper is not None:
             own = paper[paper["setting"] == setting].sort_values("position")
             if not own.empty:
-                ax.plot(own["position"], own["accuracy"], marker="s", linestyle="--", color="grey",
-                        label=paper_label)
-        ax.set_title(setting, fontsize=10)
-        ax.set_xlabel("position of the gold passage (1 = first)")
+                ax.plot(own["position"], own["accuracy"], marker="s", markerfacecolor="white", linestyle="--",
+                        color="grey", label=paper_label)
+        ax.set_title(wrapped(f"{setting} ({', '.join(counts)})", PAGE_WIDTH / len(settings), 8), fontsize=8)
+        ax.set_xlabel(xlabel)
         ax.set_xticks(sorted(curves.loc[curves["setting"] == setting, "position"].unique()))
         ax.set_ylim(-0.02, 1.02)
-    axes[0][0].set_ylabel(ylabel)
-    handles: dict = {}
-    for ax in axes[0]:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(label, handle)
-    fig.legend(list(handles.values()), list(handles), loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8,
-               title="reader (dotted: its closed-book)", title_fontsize=8, frameon=False)
-    fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    axes[0].set_ylabel(ylabel)
+    legend_below(fig, axes, "reader (dotted: its closed-book accuracy)" if len(closed) else "reader",
+                 order=[m.split("/")[-1] for m in readers])
+    suptitle(fig, title)
     return fig

@@ -45,3 +45,24 @@ def test_study_runs_both_conventions_and_size_matched_baselines(data, tmp_path, 
     assert rows.loc["ClusterSemantic 200 (text-embedding-3-large)", "ours"].startswith("not run")
     assert rows.loc["ClusterSemantic 200 (all-MiniLM-L6-v2)", "ours"] == "not in this profile"
     assert set(study.with_corpus(result.per_query, data)["corpus"]) == {"finance"}
+
+
+def test_recall_precision_points_in_percent_by_family_beside_the_reports_points():
+    import pandas as pd
+
+    from grainlab.studies.chroma_chunking import measure_name, recall_precision_points
+
+    rows = [{"retriever_label": "all-MiniLM-L6-v2", "chunker_label": label, "measure": str(measure_name(kind, "chroma")),
+             "mean": value}
+            for label, recall, precision in (("TokenText 250, overlap 0", 0.77, 0.04),
+                                              ("fixed ≈ Recursive 200, overlap 0", 0.74, 0.06))
+            for kind, value in (("recall", recall), ("precision", precision))]
+    rows.append({"retriever_label": "other", "chunker_label": "TokenText 250, overlap 0",
+                 "measure": str(measure_name("recall", "chroma")), "mean": 0.1})
+    ours, paper = recall_precision_points(pd.DataFrame(rows), "all-MiniLM-L6-v2")
+    assert ours.to_dict("records") == [
+        {"label": "TokenText 250, overlap 0", "precision": 4.0, "recall": 77.0, "family": "TokenText"},
+        {"label": "fixed ≈ Recursive 200, overlap 0", "precision": 6.0, "recall": 74.0, "family": "size-matched fixed"}]
+    report = paper.set_index("label")
+    assert report.loc["TokenText 250, overlap 0"].tolist() == [3.3, 77.1]  # the report's MiniLM column
+    assert "TokenText 800, overlap 400" not in report.index  # reported for text-embedding-3-large only

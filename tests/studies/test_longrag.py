@@ -128,3 +128,11 @@ def test_long_units_scored_by_their_best_member_passage_never_recall_less_than_p
     assert (bound.to_numpy() >= flat.set_index("measure")["value"].to_numpy()).all()
     with pytest.raises(ConfigError, match="member passages"):
         member_passage_bound(passages, run, passages, [1])
+
+
+def test_the_papers_recall_marks_sit_at_units_times_their_stated_size():
+    from grainlab.studies.longrag import paper_points
+
+    marks = {label: (tokens, recall) for label, tokens, recall in paper_points(max_units=20)}
+    assert marks == {"paper passages ×1": (120, 0.5224), "paper grouped documents ×1": (4000, 0.7169),
+                     "paper grouped documents ×4": (16000, 0.863), "paper grouped documents ×8": (32000, 0.8853)}

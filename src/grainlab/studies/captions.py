@@ -23,28 +23,43 @@ CAPTIONS: dict[str, str] = {
                                   "§5 comparison at an equal reading budget.",
     "dense_x_reader_": "The reader's answer-in-prediction over each retrieval unit, by context budget l "
                        "(tokens): a unit that retrieves better should feed the reader better at equal l.",
-    "late_chunking_sweep": "SciFact nDCG@10 of naive and late chunking by chunk size, 95% intervals, with the "
-                           "paper's points: late should sit above naive, most at small chunks.",
-    "late_chunking_gap_by_position": "Late − naive answer recall@5 by where the answer sits inside its macro "
-                                     "window, per chunk size × window: compare a window's first quarter, which "
-                                     "holds the documents' openings, with the deeper ones.",
+    "late_chunking_sweep": "Late − naive SciFact nDCG@10 at each chunk size: the paired "
+                           "difference the test tested, with its 95% interval (filled where it "
+                           "excludes zero), and the paper's difference at 256 tokens as a "
+                           "diamond: late should sit above zero, most at small chunks.",
+    "late_chunking_gap_by_position": "Late − naive answer recall@5 by where the answer sits "
+                                     "inside its macro window, a panel per set × window, a point "
+                                     "per chunk size with its cluster-bootstrap interval: "
+                                     "compare a window's first quarter, which holds the "
+                                     "documents' openings, with the deeper ones.",
+    "late_chunking_long_grid": "Long late chunking against naive on whole long documents: each grid contrast's "
+                               "late − naive with the verdict's cluster-bootstrap interval, by chunk size and "
+                               "macro window, documents ranked (nDCG@10, the paper's measure) and chunks ranked "
+                               "(answer recall@5): the paper claims late above zero.",
     "late_chunking_gap_by_position_documents": "The same as document nDCG@10 (documents ranked by their best "
                                                "chunk), the paper's long-document measure.",
-    "longrag_recall_vs_tokens": "Answer recall against retrieved tokens for passages, documents and grouped "
-                                "documents, by encoder and scoring (MaxP, whole unit): the paper's claim is fewer, "
-                                "longer units reaching the same recall with fewer retrieval steps.",
+    "longrag_recall_vs_tokens": "Answer recall against retrieved tokens for passages, documents "
+                                "and grouped documents, by encoder and scoring (MaxP, whole "
+                                "unit), with the paper's NQ recall at its units' approximate "
+                                "sizes as diamonds: the paper's claim is fewer, longer units "
+                                "reaching the same recall with fewer retrieval steps.",
     "longrag_reader_": "The long-context reader's EM, answer in its long answer, and whether the context held the "
                        "answer, by reader context: reader losses where the context had the answer are the "
                        "reader's, not retrieval's.",
-    "lost_in_the_middle_qa": "Reader accuracy by the gold document's position among 10 or 20, with our "
-                             "closed-book and oracle lines and the paper's curve: a U shape, and whether the "
+    "lost_in_the_middle_qa": "Reader accuracy at each tested position of the gold document among "
+                             "10 or 20, with our closed-book and oracle lines (black), the "
+                             "paper's curves in the same colours (dotted, hollow squares) and "
+                             "its closed-book and oracle (grey): a U shape, and whether the "
                              "middle falls below closed-book.",
     "lost_in_the_middle_readers": "Accuracy by gold position for each reader beside the paper's: whether the U "
                                   "shape depends on the reader.",
-    "lost_in_the_middle_kv": "Key–value retrieval accuracy by the position of the key among 75, per reader: "
-                             "the synthetic task where the paper's U is sharpest.",
-    "hybrid_rerank_stages_ndcg": "SciFact nDCG@10 at each pipeline stage (candidates, fused, reranked, context), "
-                                 "one panel per system, documents and chunks: where each stage adds or loses.",
+    "lost_in_the_middle_kv": "Key–value retrieval accuracy by the position of the gold key–value "
+                             "pair among 75, per reader: the synthetic task where the paper's U "
+                             "is sharpest.",
+    "hybrid_rerank_stages_ndcg": "SciFact nDCG@10 at each pipeline stage (candidates, fused, "
+                                 "reranked, context), one panel per system, documents and "
+                                 "chunks, with the published single-retriever numbers as dashed "
+                                 "lines: where each stage adds or loses.",
     "hybrid_rerank_stages_recall": "Recall@20 at each stage: what the reranker can still recover is bounded by "
                                    "the candidates fusion passes on.",
     "semantic_chunking_ami": "Adjusted mutual information between each splitter's segments and the stitched "
@@ -56,11 +71,14 @@ CAPTIONS: dict[str, str] = {
                                    "segmentation buys retrieval.",
     "semantic_chunking_parent_child": "Answer recall against tokens read for parent–child and flat chunks: the "
                                       "parent's context costs tokens; look at equal token budgets.",
-    "semantic_chunking_overlap": "Boundary retention against duplication for fixed chunks with growing overlap: "
+    "semantic_chunking_overlap": "Answer recall@k — the measure the overlap claim is tested on — "
+                                 "against duplication for fixed chunks with growing overlap: "
                                  "what each extra indexed token buys.",
-    "chroma_chunking_recall_precision": "Recall against precision of the top 5 chunks on Chroma's corpora, by "
-                                        "chunker and retriever, in Chroma's convention: up and to the right is "
-                                        "better.",
+    "chroma_chunking_recall_precision": "Recall against precision of the top 5 chunks on "
+                                        "Chroma's corpora in Chroma's convention, a colour per "
+                                        "chunker family and a marker per configuration, with an "
+                                        "arrow from the report's number to ours for each "
+                                        "configuration it has: up and to the right is better.",
     "chroma_chunking_conventions": "The same retrieved chunks scored in Chroma's and in grainlab's conventions: "
                                    "overlapping chunks pay twice in Chroma's precision, so a ranking that changes "
                                    "with the convention is not a property of the chunker.",

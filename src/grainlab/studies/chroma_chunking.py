@@ -118,6 +118,23 @@ def versus_matched(per_query: pd.DataFrame, matched: Mapping[str, str], retrieve
     return paired_comparison(per_query, pairs, measure, n_resamples=n_resamples, seed=seed)
 
 
+def recall_precision_points(aggregate: pd.DataFrame, retriever_label: str,
+                            convention: str = "chroma") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Our recall and precision (%, ``convention``) per chunker for one retriever, with each
+    chunker's ``family`` (its label's first word; the size-matched baselines are one family), and
+    the report's points for the same encoder: ``(ours, paper)``, both with ``label, precision,
+    recall``."""
+    rows = aggregate[aggregate["retriever_label"] == retriever_label]
+    means = rows.pivot_table(index="chunker_label", columns="measure", values="mean", sort=False)
+    ours = pd.DataFrame({"label": means.index,
+                         "precision": 100 * means[str(measure_name("precision", convention))].to_numpy(),
+                         "recall": 100 * means[str(measure_name("recall", convention))].to_numpy()})
+    ours["family"] = ["size-matched fixed" if label.startswith("fixed ≈") else label.split(" ")[0]
+                      for label in ours["label"]]
+    paper = PAPER[PAPER["encoder"] == retriever_label].rename(columns={"chunker": "label"})
+    return ours, paper[["label", "precision", "recall"]].reset_index(drop=True)
+
+
 # The report's contrasts (MiniLM column): (system, baseline, measure kind) — effects from its table.
 PAPER_CONTRASTS = (("TokenText 250, overlap 125", "TokenText 250, overlap 0", "recall"),
                    ("Recursive 200, overlap 0", "TokenText 200, overlap 0", "iou"),

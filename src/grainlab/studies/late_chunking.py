@@ -30,6 +30,11 @@ def paper_points() -> list[tuple[str, float, float]]:
     return [(f"paper {arm} · 256 (jina-v2-small)", 256, PAPER_SCIFACT[arm] / 100) for arm in ("naive", "late")]
 
 
+def paper_sweep_difference() -> list[tuple[str, int, float]]:
+    """The paper's SciFact late − naive at 256 tokens as a ``(label, size, difference)`` reference."""
+    return [("paper late − naive · 256 (jina-v2-small)", 256, (PAPER_SCIFACT["late"] - PAPER_SCIFACT["naive"]) / 100)]
+
+
 def claims(strategies: Sequence[str], sizes: Sequence[int], long_sets: Sequence[str], long_measure: str,
            model_note: str, sample_note: str = "") -> list[Claim]:
     """Late beats naive on the same chunks — per boundary strategy on SciFact (``part`` scifact),
@@ -104,6 +109,16 @@ def grid_systems(model: str, sizes: Sequence[int], windows: Sequence[int], overl
                         tags={"method": "late", "size": size, "window": window, "level": level})
                  for window in windows for size in sizes]
     return naive + late_arms
+
+
+def grid_effects(verdicts: pd.DataFrame) -> pd.DataFrame:
+    """The long grid's tested late − naive contrasts from a verdict table (rows whose system is a
+    grid arm, ``late · <size> · w<window> · <level>``), one row each: ``part, level, size, window,
+    effect, ci_low, ci_high, verdict`` — what the grid figure draws."""
+    arms = verdicts["system"].str.extract(r"^late · (?P<size>\d+) · w(?P<window>\d+) · (?P<level>\w+)$")
+    rows = pd.concat([verdicts, arms], axis=1).dropna(subset=["size"])
+    return rows.assign(size=rows["size"].astype(int), window=rows["window"].astype(int))[
+        ["part", "level", "size", "window", "measure", "effect", "ci_low", "ci_high", "verdict"]].reset_index(drop=True)
 
 
 def grid_claims(sets: Sequence[str], sizes: Sequence[int], windows: Sequence[int], measure: str, level: str,

@@ -257,6 +257,21 @@ def recall_table(aggregate: pd.DataFrame) -> pd.DataFrame:
         ["unit", "retriever", "corpus size", "units retrieved", "avg tokens", "answer recall"]]
 
 
+PAPER_UNIT_TOKENS = {"passages": 120, "grouped documents": 4000}
+"""The paper's approximate tokens per unit (ANCHORS.md: passages ~120, grouped units ~4K; it
+gives none for documents)."""
+
+
+def paper_points(max_units: int = 20) -> list[tuple[str, float, float]]:
+    """The paper's NQ answer recall as ``(label, tokens retrieved, recall)`` reference marks: units
+    retrieved × the unit's approximate tokens, for the units whose size the paper states, up to
+    ``max_units`` units."""
+    rows = PAPER_NQ_RECALL[PAPER_NQ_RECALL["unit"].isin(PAPER_UNIT_TOKENS)
+                           & (PAPER_NQ_RECALL["units retrieved"] <= max_units)]
+    return [(f"paper {row['unit']} ×{row['units retrieved']}", row["units retrieved"] * PAPER_UNIT_TOKENS[row["unit"]],
+             row["paper AR"] / 100) for _, row in rows.iterrows()]
+
+
 def recall_points(per_query: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """Per-query answer recall (``answer recall``) placed at its system's mean tokens read at that
     number of units (``avg tokens`` of :func:`recall_table`), so each point of the recall–tokens
