@@ -27,9 +27,21 @@ def timer(store: dict, key: str):
     store[key] = round(time.perf_counter() - tick, 3)
 
 
+def cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo``), or the platform's answer where there is none."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def save(name: str, payload: dict) -> Path:
     RESULTS.mkdir(exist_ok=True)
-    payload = {"benchmark": name, "machine": platform.platform(), "cpus": os.cpu_count(), **payload}
+    payload = {"benchmark": name, "machine": platform.platform(), "cpu": cpu_model(), "cpus": os.cpu_count(),
+               **payload}
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(payload, indent=1))
     print(json.dumps(payload, indent=1))

@@ -22,10 +22,11 @@ def cell(value: object) -> str:
 def section(path: Path) -> list[str]:
     """One benchmark's section: its scalar results as a two-column table, its ``rows`` as a table."""
     data = json.loads(path.read_text())
-    lines = [f"## {path.stem}", "", f"machine: {data['machine']}, {data['cpus']} CPUs", "",
+    cpu = f", {data['cpu']}" if data.get("cpu") else ""
+    lines = [f"## {path.stem}", "", f"machine: {data['machine']}{cpu}, {data['cpus']} CPUs", "",
              "| quantity | value |", "|---|---|"]
     lines += [f"| {key} | {cell(value)} |" for key, value in data.items()
-              if key not in ("benchmark", "machine", "cpus", "rows") and not isinstance(value, list)]
+              if key not in ("benchmark", "machine", "cpu", "cpus", "rows") and not isinstance(value, list)]
     rows = data.get("rows") or []
     if rows:
         columns = list(dict.fromkeys(key for row in rows for key in row))
