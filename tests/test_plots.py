@@ -116,6 +116,26 @@ def test_bar_and_tradeoff_plots():
     assert not fig2.axes[0].containers  # one row per point: nothing to put an interval on
 
 
+def test_bar_values_clear_their_error_bars_and_counts_print_as_integers():
+    from grainlab.plots import plot_bars
+
+    rows = pd.DataFrame({"chunker": ["a"] * 20 + ["b"] * 20, "hit": [0.0, 1.0] * 10 + [1.0] * 15 + [0.0] * 5})
+    ax = plot_bars(rows, "chunker", "hit", None, "share", "t").axes[0]
+    tops = {round(float(line.get_xdata()[0]), 6): max(line.get_ydata()) for line in ax.get_lines()
+            if len(line.get_xdata()) == 2}
+    labels = {round(float(text.xy[0]), 6): text for text in ax.texts}
+    assert sorted(text.get_text() for text in labels.values()) == ["0.50", "0.75"]
+    for x, text in labels.items():
+        assert text.xy[1] >= tops[x] > float(text.get_text())  # above the interval, not inside it
+    assert ax.get_ylim()[1] > max(tops.values())
+    counts = pd.DataFrame({"chunker": ["a", "b"], "n": [79, 2], "stage": ["embedding", "chunking"]})
+    ax = plot_bars(counts, "chunker", "n", "stage", "failed questions", "t", error=None).axes[0]
+    assert sorted(text.get_text() for text in ax.texts) == ["2", "79"]
+    shares = counts.assign(n=[1.0, 0.0])  # whole numbers that are not counts keep their decimals
+    ax = plot_bars(shares, "chunker", "n", "stage", "share", "t", error=None).axes[0]
+    assert sorted(text.get_text() for text in ax.texts) == ["0.00", "1.00"]
+
+
 def test_tradeoff_points_from_per_query_rows_get_seeded_intervals():
     import numpy as np
 

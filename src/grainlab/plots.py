@@ -13,6 +13,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
@@ -388,6 +389,43 @@ def _wrapped_ticks(ax, axis: str, width: float) -> None:
         ax.set_yticks(ax.get_yticks(), labels, fontsize=7)
 
 
+def _error_extents(ax) -> dict[float, tuple[float, float]]:
+    """The low and high end of each vertical error bar on ``ax``, by its x position."""
+    extents = {}
+    for line in ax.lines:
+        xs, ys = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+        if len(xs) == 2 and xs[0] == xs[1] and np.isfinite(ys).all():
+            extents[float(xs[0])] = (float(ys.min()), float(ys.max()))
+    return extents
+
+
+def label_bars(ax, counts: bool = False) -> None:
+    """Write each bar's value beyond the end of its bar or, where one is drawn, of its error bar
+    (so the two never cross); ``counts`` whose bars are whole numbers as integers, everything else
+    with two decimals."""
+    bars = [bar for container in ax.containers for bar in container if np.isfinite(bar.get_height())]
+    if not bars:
+        return
+    heights = np.array([bar.get_height() for bar in bars])
+    integral = counts and bool(np.all(heights == np.round(heights)))
+    extents = _error_extents(ax)
+    ends = []
+    for bar, height in zip(bars, heights):
+        centre = bar.get_x() + bar.get_width() / 2
+        nearest = min(extents, key=lambda at: abs(at - centre), default=None)
+        low, high = (extents[nearest] if nearest is not None and abs(nearest - centre) < bar.get_width() / 2
+                     else (height, height))
+        end = max(height, high) if height >= 0 else min(height, low)
+        ends.append(end)
+        ax.annotate(f"{height:.0f}" if integral else f"{height:.2f}", (centre, end),
+                    xytext=(0, 2 if height >= 0 else -2), textcoords="offset points", ha="center",
+                    va="bottom" if height >= 0 else "top", fontsize=6)
+    bottom, top = ax.get_ylim()
+    span = top - bottom
+    ax.set_ylim(min(bottom, min(ends) - 0.08 * span if min(ends) < 0 else bottom),
+                max(top, max(ends) + 0.08 * span))
+
+
 @styled
 def plot_bars(table: pd.DataFrame, x: str, y: str, hue: str | None, ylabel: str, title: str,
               error: str | None = ("ci", 95), references: Mapping[str, float] | None = None, xlabel: str = "",
@@ -402,8 +440,7 @@ def plot_bars(table: pd.DataFrame, x: str, y: str, hue: str | None, ylabel: str,
     sns.barplot(data=table, x=x, y=y, hue=hue, errorbar=error, ax=ax, seed=0)
     bars = sum(len(container) for container in ax.containers)
     if bars <= 24:
-        for container in ax.containers:
-            ax.bar_label(container, fmt="%.2f", fontsize=6, padding=2)
+        label_bars(ax, counts=pd.api.types.is_integer_dtype(table[y]))
     draw_reference_lines(ax, references)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
