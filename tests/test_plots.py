@@ -136,6 +136,22 @@ def test_bar_values_clear_their_error_bars_and_counts_print_as_integers():
     assert sorted(text.get_text() for text in ax.texts) == ["0.00", "1.00"]
 
 
+def test_a_long_y_label_on_stacked_rows_stays_within_its_row():
+    from grainlab.plots import plot_paired_differences
+
+    rows = pd.DataFrame([{"part": part, "window": window, "positions": f"{q}", "size": size, "delta": -0.1,
+                          "ci_low": -0.2, "ci_high": 0.0}
+                         for part in ("covid_qa", "squad_dev_articles") for window in (512, 1024, 2048)
+                         for q in range(4) for size in (128, 256, 512)])
+    fig = plot_paired_differences(rows, "positions", "size", "late − naive, AnswerRecall@5 (answer in its window)",
+                                  "t", col="window", row="part")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes[::3]:
+        label, box = ax.yaxis.label.get_window_extent(renderer), ax.get_window_extent(renderer)
+        assert label.height <= box.height  # stacked rows' labels never run into each other
+
+
 def test_tradeoff_points_from_per_query_rows_get_seeded_intervals():
     import numpy as np
 

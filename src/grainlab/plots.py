@@ -114,6 +114,12 @@ def label_bottom_row(axes: Sequence, columns: int, text: str, width: float = PAG
         ax.set_xlabel(wrapped(text, width / columns, 8) if i in bottom else "", fontsize=8)
 
 
+def panel_ylabel(ax, text: str, panel_height: float, fontsize: float = 8) -> None:
+    """A panel's y label, wrapped to the panel's height (a long label on stacked rows would run
+    into the next row's)."""
+    ax.set_ylabel(wrapped(text, 0.85 * panel_height, fontsize), fontsize=fontsize)
+
+
 def panel_title(ax, text: str, columns: int, fontsize: float = 8, width: float = PAGE_WIDTH) -> None:
     """A panel's title, wrapped to the panel's share of the figure's width."""
     ax.set_title(wrapped(text, 0.9 * width / columns, fontsize), fontsize=fontsize)
@@ -337,7 +343,8 @@ def plot_paired_differences(table: pd.DataFrame, x: str, hue: str | None, ylabel
     cols = list(dict.fromkeys(table[col])) if col else [None]
     rows = list(dict.fromkeys(table[row])) if row else [None]
     palette = fixed_palette(hues)
-    fig, axes = panel_grid(len(rows) * len(cols), columns=len(cols), panel_height=2.1, sharey="row")
+    panel_height = 2.1
+    fig, axes = panel_grid(len(rows) * len(cols), columns=len(cols), panel_height=panel_height, sharey="row")
     step = 0.7 / max(1, len(hues))
     for i, ax in enumerate(axes):
         row_level, col_level = rows[i // len(cols)], cols[i % len(cols)]
@@ -367,7 +374,7 @@ def plot_paired_differences(table: pd.DataFrame, x: str, hue: str | None, ylabel
         ax.set_xticks(range(len(xs)), [str(v) for v in xs], fontsize=6)
         title_parts = [str(level) for level in (row_level, col_level) if level is not None]
         panel_title(ax, " · ".join(title_parts), len(cols))
-        ax.set_ylabel(ylabel if i % len(cols) == 0 else "")
+        panel_ylabel(ax, ylabel if i % len(cols) == 0 else "", panel_height)
     label_bottom_row(axes, len(cols), xlabel)
     note = "filled: the 95% interval excludes 0"
     if hue:
