@@ -135,10 +135,11 @@ tick = time.perf_counter()
 decompositions = propositionizer.decompose(passages.corpus.values())
 wall = time.perf_counter() - tick
 stats = decomposition_report(decompositions, passages.corpus, propositionizer.max_new_tokens)
-pd.DataFrame([{"doc_id": d.doc_id, "status": d.status, "kept": len(d.kept), "dropped": len(d.dropped),
-               "repeats": d.repeats, "seconds": d.seconds, "new_tokens": d.new_tokens, "raw": d.raw,
-               "propositions": " || ".join(d.kept)} for d in decompositions]).to_csv(RESULTS / "propositions.csv",
-                                                                                      index=False)
+proposition_table = pd.DataFrame([{"doc_id": d.doc_id, "status": d.status, "kept": len(d.kept),
+                                   "dropped": len(d.dropped), "repeats": d.repeats, "seconds": d.seconds,
+                                   "new_tokens": d.new_tokens, "raw": d.raw, "propositions": " || ".join(d.kept)}
+                                  for d in decompositions])
+proposition_table.to_csv(RESULTS / "propositions.csv.xz", index=False)  # xz: 2.4 MB as text, over the commit limit
 quality = pd.DataFrame([{"measure": k, "ours": v, "paper": study.PAPER_PROPOSITION_STATS.get(k)} for k, v in stats.items()])
 quality.to_csv(RESULTS / "proposition_quality.csv", index=False)
 display(quality.round(3))

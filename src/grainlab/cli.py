@@ -111,10 +111,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    from grainlab.transport import COMMIT_LIMIT_BYTES, pack_large_tables
+    from grainlab.transport import COMMIT_LIMIT_BYTES, pack_archives, pack_large_tables
 
     limit = COMMIT_LIMIT_BYTES if args.limit is None else args.limit  # --limit 0 packs every table
-    for packed in pack_large_tables(settings.results_dir(), limit=limit):
+    results = settings.results_dir()
+    for packed in [*pack_large_tables(results, limit=limit), *pack_archives(results)]:
         print(f"{packed} ({packed.stat().st_size:,} bytes)")
     return 0
 
@@ -250,8 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_reproduce)
 
     p = sub.add_parser("pack-results", parents=[common],
-                       help="write an .xz copy of every per-query table over the commit size limit (committed "
-                            "in its place; `reproduce` restores it)")
+                       help="write an .xz copy of every per-query table over the commit size limit and of every "
+                            "generation archive (committed in their place; every notebook's first cell "
+                            "restores them)")
     p.add_argument("--limit", type=int, help="bytes (default: 1 MiB)")
     p.set_defaults(func=cmd_pack)
 

@@ -21,7 +21,7 @@ from grainlab.experiments.manifest import git_commit, new_manifest
 from grainlab.readers.archive import ARCHIVE_ENV, ARCHIVE_NAME
 from grainlab.settings import project_root
 from grainlab.studies.report import Report
-from grainlab.transport import unpack_tables
+from grainlab.transport import packed_path, unpack_archives, unpack_tables
 
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
@@ -72,7 +72,7 @@ class NotebookSetup:
 def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
     """The shared first cell of every notebook: mirror setting, profile, output folders, the
     generation archive (``<results>/generations.jsonl``) every reader appends to, and the
-    per-query tables committed packed, restored (``grainlab.transport``)."""
+    per-query tables and archives committed packed, restored (``grainlab.transport``)."""
     if profile not in PROFILES:
         raise ConfigError(f"PROFILE must be one of {PROFILES}, got {profile!r}")
     if mirror:
@@ -87,6 +87,7 @@ def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
     # a run longer than a session resumes on a fresh machine (``readers.archive``)
     os.environ[ARCHIVE_ENV] = str(results / ARCHIVE_NAME)
     unpack_tables(results)  # packed per-query tables resume like the others, run by `reproduce` or by hand
+    unpack_archives(results)  # and the generations a session elsewhere made
     return NotebookSetup(quick, root, results, figures)
 
 
@@ -296,7 +297,8 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
         target = executed / f"{NOTEBOOKS[name]}.{profile}.ipynb"
         partial = executed / f".{target.stem}.partial.ipynb"  # papermill warns about any other suffix
         archive = results / name / profile / ARCHIVE_NAME
-        archived = archive.exists() and archive.stat().st_size > 0  # generations already made: not cold
+        archived = any(path.exists() and path.stat().st_size > 0  # generations already made: not cold
+                       for path in (archive, packed_path(archive)))
         tick = time.perf_counter()
         tqdm.write(f"[{number}/{len(names)}] {NOTEBOOKS[name]} ({profile}) started "
                    f"{time.strftime('%H:%M:%S')}", file=sys.stdout)

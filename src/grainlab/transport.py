@@ -1,27 +1,37 @@
-"""Per-query tables too large to commit travel as xz copies: packed after a run, unpacked before one.
+"""Results too large to commit travel as xz copies: packed after a run, unpacked before one.
 
-A full run that spans sessions commits each per-system table as it finishes, so a later session on
-a fresh machine resumes instead of recomputing. Tables over ``COMMIT_LIMIT_BYTES`` (the project's
-limit on a committed file) get an ``.xz`` copy beside them, which is committed instead of the
-table; ``unpack_tables`` restores the table in every notebook's first cell (``notebook_setup``). Nothing here is trusted: the store checks
-every restored table against the checksum in its ``.json`` record and recomputes it on a mismatch
-(``grainlab.experiments.store``).
+A full run that spans sessions commits each per-system table and its generation archive as they
+grow, so a later session on a fresh machine resumes instead of recomputing. Tables over
+``COMMIT_LIMIT_BYTES`` (the project's limit on a committed file) get an ``.xz`` copy beside them,
+which is committed instead of the table; generation archives (``readers.archive``) always travel
+as ``generations.jsonl.xz``, so an archive never crosses the limit as it grows. ``unpack_tables``
+and ``unpack_archives`` restore them in every notebook's first cell (``notebook_setup``). Nothing
+here is trusted: the store checks every restored table against the checksum in its ``.json``
+record and recomputes it on a mismatch (``grainlab.experiments.store``); an archived generation is
+only reused for a request with exactly its content key.
 """
 
 from __future__ import annotations
 
+import json
 import lzma
 from pathlib import Path
 
 from grainlab.cache import atomic_write_bytes
+from grainlab.readers.archive import ARCHIVE_NAME
 
 COMMIT_LIMIT_BYTES = 1_048_576  # no committed file is larger than this
 PACKED_SUFFIX = ".xz"
 TABLE_GLOB = "**/per_query/*.csv"
+ARCHIVE_GLOB = f"**/{ARCHIVE_NAME}"
 
 
 def packed_path(table: Path) -> Path:
     return table.with_name(table.name + PACKED_SUFFIX)
+
+
+def _compress(data: bytes) -> bytes:
+    return lzma.compress(data, preset=9 | lzma.PRESET_EXTREME)
 
 
 def pack_large_tables(results: Path, limit: int = COMMIT_LIMIT_BYTES) -> list[Path]:
@@ -34,7 +44,7 @@ def pack_large_tables(results: Path, limit: int = COMMIT_LIMIT_BYTES) -> list[Pa
         packed = packed_path(table)
         if packed.exists() and packed.stat().st_mtime >= table.stat().st_mtime:
             continue
-        atomic_write_bytes(packed, lzma.compress(table.read_bytes(), preset=9 | lzma.PRESET_EXTREME))
+        atomic_write_bytes(packed, _compress(table.read_bytes()))
         written.append(packed)
     return written
 
@@ -54,4 +64,53 @@ def unpack_tables(results: Path) -> list[Path]:
             continue
         atomic_write_bytes(table, data)
         restored.append(table)
+    return restored
+
+
+def pack_archives(results: Path) -> list[Path]:
+    """Write ``generations.jsonl.xz`` beside every generation archive under ``results`` whose
+    packed copy is missing or older; return the copies written. The packed copy holds every line of
+    the archive, so it is what a session commits while a run goes on."""
+    written = []
+    for archive in sorted(results.glob(ARCHIVE_GLOB)):
+        packed = packed_path(archive)
+        if packed.exists() and packed.stat().st_mtime >= archive.stat().st_mtime:
+            continue
+        atomic_write_bytes(packed, _compress(archive.read_bytes()))
+        written.append(packed)
+    return written
+
+
+def _archive_key(line: str) -> str | None:
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return None  # a torn line: the archive skips it too
+    return entry["key"] if isinstance(entry, dict) and isinstance(entry.get("key"), str) else None
+
+
+def _whole_lines(text: str) -> list[str]:
+    """The complete lines of an archive, each ending in a newline (a torn last line dropped)."""
+    # the text after the last newline is empty or torn; not str.splitlines: a generation may hold U+2028
+    return [line + "\n" for line in text.split("\n")[:-1]]
+
+
+def unpack_archives(results: Path) -> list[Path]:
+    """Restore every packed generation archive under ``results``: write it where no archive is,
+    or add the packed lines whose keys the local archive lacks (made in a session elsewhere);
+    return the archives written. A packed copy that does not decompress is skipped (its
+    generations are then made again)."""
+    restored = []
+    for packed in sorted(results.glob(ARCHIVE_GLOB + PACKED_SUFFIX)):
+        archive = packed.with_name(packed.name.removesuffix(PACKED_SUFFIX))
+        try:
+            incoming = _whole_lines(lzma.decompress(packed.read_bytes()).decode("utf-8"))
+        except (lzma.LZMAError, UnicodeDecodeError):
+            continue
+        local = _whole_lines(archive.read_text("utf-8")) if archive.exists() else []
+        have = {_archive_key(line) for line in local}
+        missing = [line for line in incoming if (key := _archive_key(line)) is not None and key not in have]
+        if missing:
+            atomic_write_bytes(archive, "".join(local + missing).encode("utf-8"))
+            restored.append(archive)
     return restored
