@@ -172,8 +172,9 @@ wide = recall.pivot_table(index=["retriever_label", "unit"], columns="k", values
 display((100 * wide).round(1))
 fig = plot_tradeoff(study.recall_points(per_query), "k", "recall", "unit", "retriever_label", "passages retrieved (k)",
                     "passage answer recall (95% CI)",
-                    f"Dense X on SQuAD dev: recall@k by retrieval unit ({PROFILE}, n={len(passages.queries)})",
-                    references=[(f"paper {r.retriever} {unit} R@5", 5, getattr(r, unit) / 100)
+                    f"Dense X on SQuAD dev: recall@k by retrieval unit ({PROFILE}, n={len(passages.queries)}); "
+                    f"◇ the paper's R@5 with GTR",
+                    references=[(f"{r.retriever} {unit}", 5, getattr(r, unit) / 100)
                                 for r in study.PAPER_SQUAD_R5.itertuples() if r.retriever == "GTR"
                                 for unit in ("passage", "proposition")])
 save_figure(fig, "dense_x_recall_at_k", FIGURES)
@@ -240,7 +241,7 @@ em.to_csv(RESULTS / "em_at_l.csv", index=False)
 display(em.round(3))
 for model, rows in em_runs.groupby("model", sort=False):
     fig = plot_bars(rows.assign(budget=rows["l"].map(lambda l: f"l={l}" if l else "none")),
-                    "unit", "answer_in_prediction", "budget", "answer in prediction (share of questions)",
+                    "unit", "em", "budget", "exact match of the short answer (share of questions)",
                     f"Reader {model.split('/')[-1]} over retrieved units ({PROFILE}, n={rows['qid'].nunique()})",
                     xlabel="retrieval unit of the reader's context")
     save_figure(fig, f"dense_x_reader_{model.split('/')[-1]}", FIGURES)
