@@ -30,23 +30,20 @@ def packed_path(table: Path) -> Path:
     return table.with_name(table.name + PACKED_SUFFIX)
 
 
-def _compress(data: bytes) -> bytes:
-    return lzma.compress(data, preset=9 | lzma.PRESET_EXTREME)
+def _pack(source: Path) -> Path | None:
+    """Write ``source``'s ``.xz`` copy unless one at least as new is there; the copy written, or ``None``."""
+    packed = packed_path(source)
+    if packed.exists() and packed.stat().st_mtime >= source.stat().st_mtime:
+        return None
+    atomic_write_bytes(packed, lzma.compress(source.read_bytes(), preset=9 | lzma.PRESET_EXTREME))
+    return packed
 
 
 def pack_large_tables(results: Path, limit: int = COMMIT_LIMIT_BYTES) -> list[Path]:
     """Write an ``.xz`` copy beside every per-query table under ``results`` larger than ``limit``
     bytes that has none yet (or an older one); return the copies written."""
-    written = []
-    for table in sorted(results.glob(TABLE_GLOB)):
-        if table.stat().st_size <= limit:
-            continue
-        packed = packed_path(table)
-        if packed.exists() and packed.stat().st_mtime >= table.stat().st_mtime:
-            continue
-        atomic_write_bytes(packed, _compress(table.read_bytes()))
-        written.append(packed)
-    return written
+    return [packed for table in sorted(results.glob(TABLE_GLOB))
+            if table.stat().st_size > limit and (packed := _pack(table)) is not None]
 
 
 def unpack_tables(results: Path) -> list[Path]:
@@ -71,14 +68,7 @@ def pack_archives(results: Path) -> list[Path]:
     """Write ``generations.jsonl.xz`` beside every generation archive under ``results`` whose
     packed copy is missing or older; return the copies written. The packed copy holds every line of
     the archive, so it is what a session commits while a run goes on."""
-    written = []
-    for archive in sorted(results.glob(ARCHIVE_GLOB)):
-        packed = packed_path(archive)
-        if packed.exists() and packed.stat().st_mtime >= archive.stat().st_mtime:
-            continue
-        atomic_write_bytes(packed, _compress(archive.read_bytes()))
-        written.append(packed)
-    return written
+    return [packed for archive in sorted(results.glob(ARCHIVE_GLOB)) if (packed := _pack(archive)) is not None]
 
 
 def _archive_key(line: str) -> str | None:
