@@ -210,7 +210,7 @@ ours.to_csv(RESULTS / "paper_vs_ours_recall.csv", index=False)
 word_recall = pd.concat([study.word_budget_recall(passages, system, WORD_BUDGETS).assign(retriever_label=label, unit=unit)
                          for label, spec in retrievers.items()
                          for unit, system in study.unit_systems(spec, label, PROPOSITIONIZER).items()], ignore_index=True)
-word_recall.to_csv(RESULTS / "word_budget_recall_runs.csv", index=False)
+word_recall.to_csv(RESULTS / "word_budget_recall_runs.csv.xz", index=False)  # xz: 11.8 MB as text
 word_means = means_with_ci(word_recall, ["retriever_label", "unit", "l_words"], ["recall"], N_RESAMPLES, SEED)
 word_means.to_csv(RESULTS / "word_budget_recall.csv", index=False)
 display(word_means.pivot_table(index=["retriever_label", "unit"], columns="l_words", values="recall", sort=False).round(3))
