@@ -229,11 +229,13 @@ verdict = retrieval[(retrieval["measure"] == ANSWER_RECALL @ k)].pivot_table(
 verdict["best semantic − fixed"] = verdict[list(study.SEMANTIC)].max(axis=1) - verdict["fixed"]
 display(verdict.round(3))
 
-fig = plot_bars(per_query[per_query["measure"] == ANSWER_RECALL @ k].assign(
+clusters = {data.name: gold_clusters(data) for data in datasets.values()}  # a question's gold document
+fig = plot_bars(with_clusters(per_query[per_query["measure"] == ANSWER_RECALL @ k], clusters, "document").assign(
                     panel=lambda t: t["dataset"].str.replace("_stitched", " (stitched)") + " · " + t["retriever_label"]),
                 "panel", "value", "splitter", ANSWER_RECALL @ k,
-                f"Answer recall@{k} by chunker, stitched vs native documents ({PROFILE}; 95% CI over questions)",
-                xlabel="dataset · retriever")
+                f"Answer recall@{k} by chunker, stitched vs native documents ({PROFILE}; 95% CI resampling gold "
+                "documents, then questions: the verdicts' clusters)",
+                xlabel="dataset · retriever", units="document")
 save_figure(fig, "semantic_chunking_retrieval", FIGURES)
 
 # %% [markdown]
@@ -257,7 +259,7 @@ curve = split_cutoff(parent_child)
 curve = curve[curve["measure_name"].isin([ANSWER_RECALL.name, TOKENS.name])] \
     .pivot_table(index=["dataset", "system", "k"], columns="measure_name", values="mean").reset_index()
 fig = plot_tradeoff(curve, TOKENS.name, ANSWER_RECALL.name, "system", "dataset", "tokens read (top-k units)",
-                    "answer recall", f"Parent–child vs flat: recall against tokens read, k = {KS} ({PROFILE})")
+                    "answer recall", f"Parent–child vs flat: recall against tokens read, k = {', '.join(map(str, KS))} ({PROFILE})")
 save_figure(fig, "semantic_chunking_parent_child", FIGURES)
 
 # %% [markdown]
@@ -305,7 +307,6 @@ ov_per_query = pd.concat([r.per_query for r in ov_results], ignore_index=True)
 recall_k = ANSWER_RECALL @ k
 pc_layout = next(label for label, (_, parents) in PARENT_CHILD.items() if parents)
 flats = [label for label, (_, parents) in PARENT_CHILD.items() if not parents]
-clusters = {data.name: gold_clusters(data) for data in datasets.values()}  # a question's gold document
 verdicts = pd.concat([
     verdict_table(held_out, study.ami_claims(tuning), n_resamples=N_RESAMPLES, seed=SEED).assign(family="segmentation"),
     verdict_table(with_clusters(per_query, clusters, "document"),

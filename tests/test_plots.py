@@ -174,6 +174,51 @@ def test_tradeoff_points_from_per_query_rows_get_seeded_intervals():
     assert segment[0][1] <= mean <= segment[1][1]
 
 
+def test_tradeoff_puts_values_spanning_ten_times_on_a_log_axis_and_ticks_only_what_stays_apart():
+    from grainlab.plots import plot_tradeoff, spans_decades, ticks_at_values
+
+    assert spans_decades([1, 2, 5, 10, 20]) and spans_decades([50, 500])
+    assert not spans_decades([100, 400]) and not spans_decades([0, 16, 64])  # a zero cannot go on a log axis
+    assert ticks_at_values([1, 2, 5, 10, 20], log=True)
+    assert not ticks_at_values([370, 420, 1160, 1270], log=True)  # 370 and 420 would overlap
+    assert not ticks_at_values([0.5, 1.5], log=False)  # not whole numbers
+    rows = pd.DataFrame([{"k": k, "recall": k / 40, "unit": u, "retriever": r}
+                         for k in (1, 2, 5, 10, 20) for u in ("passage", "proposition") for r in ("BM25", "MiniLM")])
+    fig = plot_tradeoff(rows, "k", "recall", "unit", "retriever", "k", "a long label for recall", "t")
+    first, second = fig.axes[:2]
+    assert first.get_xscale() == "log" and list(first.get_xticks()) == [1, 2, 5, 10, 20]
+    fig.canvas.draw()
+    assert [t.get_text() for t in first.get_xticklabels()] == ["1", "2", "5", "10", "20"]
+    assert first.get_ylabel().replace("\n", " ") == "a long label for recall" and second.get_ylabel() == ""
+    tokens = pd.DataFrame({"tokens": [50, 150, 250, 370, 420, 1950], "recall": [0.2, 0.3, 0.4, 0.3, 0.4, 0.5],
+                           "system": ["flat"] * 3 + ["parent"] * 3, "dataset": ["a"] * 6})
+    ax = plot_tradeoff(tokens, "tokens", "recall", "system", "dataset", "tokens", "recall", "t").axes[0]
+    ax.figure.canvas.draw()
+    assert ax.get_xscale() == "log"
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text() and ax.get_xlim()[0] <= t.get_position()[0]
+              <= ax.get_xlim()[1]]
+    assert len(labels) >= 4 and set(labels) <= {"50", "100", "200", "500", "1000", "2000"}  # 1-2-5 steps, plain
+    linear = plot_tradeoff(rows[rows.k <= 5].assign(k=lambda t: t.k + 10), "k", "recall", "unit", "retriever", "k",
+                           "recall", "t").axes[0]
+    assert linear.get_xscale() == "linear"
+
+
+def test_bar_intervals_resample_whole_clusters_when_given_units():
+    from grainlab.plots import plot_bars
+
+    # 10 documents of 20 questions each: all of a document's questions hit or all miss
+    rows = pd.DataFrame([{"system": "a", "doc": d, "hit": float(d % 2)} for d in range(10) for _ in range(20)])
+
+    def interval(fig):
+        (line,) = [line for line in fig.axes[0].get_lines() if len(line.get_xdata()) == 2]
+        low, high = line.get_ydata()
+        return high - low
+
+    naive = interval(plot_bars(rows, "system", "hit", None, "share", "t"))
+    clustered = interval(plot_bars(rows, "system", "hit", None, "share", "t", units="doc"))
+    assert clustered > 3 * naive  # 200 rows but only 10 independent documents
+
+
 def test_tradeoff_keeps_one_colour_per_hue_level_across_panels_and_one_legend():
     from matplotlib.colors import to_hex
 

@@ -208,6 +208,39 @@ def figure_stamp(path: Path) -> str | None:
         return image.info.get(STAMP_KEY)
 
 
+def spans_decades(values) -> bool:
+    """Whether positive ``values`` span ten times or more: on a linear axis their small end would
+    crowd (k = 1 and 2 drawn on top of each other beside 20)."""
+    values = pd.Series(values, dtype=float).dropna()
+    return bool(len(values) and values.min() > 0 and values.max() >= 10 * values.min())
+
+
+def ticks_at_values(values, log: bool) -> bool:
+    """Whether an axis can be ticked at the ``values`` themselves (k = 1, 2, 5, 10, 20): a few
+    whole numbers, none closer to its neighbour than a fifteenth of the axis (on a log axis: 1.4
+    times), so no two tick labels overlap."""
+    steps = np.sort(pd.Series(values, dtype=float).dropna().unique())
+    if not 1 < len(steps) <= 12 or not np.all(steps == np.round(steps)):
+        return False
+    if log:
+        return bool(np.min(steps[1:] / steps[:-1]) >= 1.4)
+    return bool(np.min(np.diff(steps)) >= (steps[-1] - steps[0]) / 15)
+
+
+def _log_ticks(ax, values, few: bool) -> None:
+    """A log x axis labelled in plain numbers: at the ``values`` themselves when they are ``few``
+    (k = 1, 2, 5, 10, 20), else at 1-2-5 steps of each decade."""
+    import matplotlib.ticker as ticker
+
+    ax.set_xscale("log")
+    if few:
+        ax.set_xticks(sorted(values))
+    else:
+        ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+
+
 def _log2_ticks(ax, values) -> None:
     """A log2 x axis with ticks at the values themselves (16, 64, 256), not powers of ten."""
     import matplotlib.ticker as ticker
@@ -436,15 +469,17 @@ def label_bars(ax, counts: bool = False) -> None:
 @styled
 def plot_bars(table: pd.DataFrame, x: str, y: str, hue: str | None, ylabel: str, title: str,
               error: str | None = ("ci", 95), references: Mapping[str, float] | None = None, xlabel: str = "",
-              width: float = PAGE_WIDTH):
-    """Bars of the mean ``y`` per ``x`` (and ``hue``), with a bootstrap 95% interval over rows and
-    each bar's value written on it when the bars are few enough to read (so a zero is seen, not
-    missing); category labels wrapped to their slot; ``references`` are the paper's numbers as
-    labelled horizontal lines."""
+              width: float = PAGE_WIDTH, units: str | None = None):
+    """Bars of the mean ``y`` per ``x`` (and ``hue``), with a bootstrap 95% interval over rows — or,
+    given ``units`` (the column naming each row's cluster, e.g. its gold document), a multilevel
+    bootstrap that resamples whole clusters and then rows within them, so questions sharing a
+    document are not counted as independent — and each bar's value written on it when the bars are
+    few enough to read (so a zero is seen, not missing); category labels wrapped to their slot;
+    ``references`` are the paper's numbers as labelled horizontal lines."""
     import seaborn as sns
 
     fig, (ax,) = panel_grid(1, width=width, panel_height=2.8)
-    sns.barplot(data=table, x=x, y=y, hue=hue, errorbar=error, ax=ax, seed=0)
+    sns.barplot(data=table, x=x, y=y, hue=hue, errorbar=error, ax=ax, seed=0, units=units)
     bars = sum(len(container) for container in ax.containers)
     if bars <= 24:
         label_bars(ax, counts=pd.api.types.is_integer_dtype(table[y]))
@@ -482,7 +517,9 @@ def plot_hbars(table: pd.DataFrame, category: str, value: str, hue: str | None, 
         ax.set_ylabel("")
         ax.margins(x=0.15)
     _wrapped_ticks(axes[0], "y", 0.3 * PAGE_WIDTH)  # the panels share the categories
-    label_bottom_row(axes, min(len(axes), MAX_PANELS_PER_ROW), xlabel)
+    # x labels wrapped to what the panels keep beside the category labels (0.3 of the page), so
+    # neighbouring panels' labels stay apart
+    label_bottom_row(axes, min(len(axes), MAX_PANELS_PER_ROW), xlabel, width=0.6 * PAGE_WIDTH)
     legend_below(fig, axes, hue)
     suptitle(fig, title)
     return fig
@@ -495,8 +532,10 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabel: str, ylabel: str, title: str,
                   references: Sequence[tuple[str, float, float]] | None = None, style: str | None = None,
                   hue_title: str | None = None):
-    """``y`` against ``x`` (linear axes), a line per ``hue`` (and ``style``), a panel per ``col``
-    (at most four a row): e.g. answer recall against tokens read; ``references`` are the paper's
+    """``y`` against ``x``, a line per ``hue`` (and ``style``), a panel per ``col`` (at most four a
+    row): e.g. answer recall against tokens read. The x axis is logarithmic when ``x`` spans ten
+    times or more (else the small values crowd), ticked at the values when they are a few whole
+    numbers; the y label is written once per row. ``references`` are the paper's
     ``(label, x, y)`` points, drawn in every panel. A ``hue`` level has one colour (and a ``style``
     level one dash) in every panel, and one legend under the panels lists them all. Given
     per-query rows (several per point), each point gets its bootstrap 95% interval (seeded, so the
@@ -509,19 +548,26 @@ def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabe
     keys = [col, hue, x] + ([style] if style else [])
     per_query = table.duplicated(keys).any()
     values = table[x].dropna()
-    few_counts = values.nunique() <= 12 and bool((values == values.round()).all())
+    log_x = spans_decades(values)
+    few_counts = ticks_at_values(values, log_x)
+    columns = min(len(panels), MAX_PANELS_PER_ROW)
     fig, axes = panel_grid(len(panels), panel_height=2.4)
-    for ax, panel in zip(axes, panels):
+    for i, (ax, panel) in enumerate(zip(axes, panels)):
         sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, hue_order=hue_order,
                      palette=fixed_palette(hue_order), style=style, style_order=style_order, marker="o",
                      markersize=4, ax=ax, sort=True, errorbar=("ci", 95) if per_query else None, err_style="bars",
                      err_kws={"capsize": 2}, seed=0)
         draw_references(ax, references)
-        if few_counts:
-            ax.set_xticks(sorted(table[x].unique()))  # k = 1, 2, 5, 10, 20 rather than 2.5, 7.5, ...
+        if log_x:
+            _log_ticks(ax, values.unique(), few_counts)
+        elif few_counts:
+            ax.set_xticks(sorted(values.unique()))  # k = 1, 2, 5, 10, 20 rather than 2.5, 7.5, ...
         ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        panel_title(ax, str(panel), min(len(panels), MAX_PANELS_PER_ROW), 9)
+        if i % columns == 0:
+            panel_ylabel(ax, ylabel, 2.4)
+        else:
+            ax.set_ylabel("")
+        panel_title(ax, str(panel), columns, 9)
     order = ([hue] if style else []) + hue_order + ([style, *style_order] if style else [])
     legend_below(fig, axes, None if style else (hue_title or hue), order=order)
     suptitle(fig, title)
