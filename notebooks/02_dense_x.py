@@ -148,11 +148,11 @@ print(f"this run: {wall:.0f} s (cached generations are free); first generation: 
 # Does the answer survive decomposition? Over questions whose gold passage states the answer: is it
 # still stated by that passage's units (its kept propositions, or its sentences after a fallback)?
 unit_text = {d.doc_id: " ".join(d.kept) if d.kept else passages.corpus[d.doc_id].text for d in decompositions}
-survival = [any(has_answer(unit_text[p], passages.answers[q]) for p in gold)
+survived = {q: any(has_answer(unit_text[p], passages.answers[q]) for p in gold)
             for q, gold in passages.qrels.items()
-            if any(has_answer(passages.corpus[p].text, passages.answers[q]) for p in gold)]
-answer_survival = sum(survival) / len(survival)
-print(f"answer still stated by the gold passage's units: {answer_survival:.3f} of {len(survival)} questions")
+            if any(has_answer(passages.corpus[p].text, passages.answers[q]) for p in gold)}
+answer_survival = sum(survived.values()) / len(survived)
+print(f"answer still stated by the gold passage's units: {answer_survival:.3f} of {len(survived)} questions")
 example = next((d for d in decompositions if d.kept), decompositions[0])
 display(pd.DataFrame({"proposition": list(example.kept)}).assign(passage=passages.corpus[example.doc_id].text[:160]))
 
@@ -189,6 +189,22 @@ significance = pd.concat([paired_comparison(per_query, pairs, ANSWER_RECALL @ k,
                           for k in (5, 20)], ignore_index=True)
 significance.to_csv(RESULTS / "significance.csv", index=False)
 display(significance.round(4))
+
+# %% [markdown]
+# ## Is it the harness? Recall where the decomposition kept or dropped the answer
+# A proposition can only match a question about a fact it states. Split by whether the gold
+# passage's propositions still state the answer (the survival above): where they do, the contrast
+# is between units; where they dropped it, it measures this propositionizer. A loss confined to
+# the dropped rows is the model's, not the unit's. (Descriptive: the verdicts below are over all
+# questions, as the paper's are.)
+
+# %%
+by_survival = study.recall_by_answer_survival(per_query, survived, [ANSWER_RECALL @ 5, ANSWER_RECALL @ 20])
+by_survival.to_csv(RESULTS / "recall_by_answer_survival.csv", index=False)
+display(by_survival.round(3))
+for r in by_survival[by_survival["measure"] == ANSWER_RECALL @ 5].itertuples():
+    print(f"{r.retriever_label}, answer {r.answer} (n={r.n:,}): R@5 passage {100 * r.passage:.1f}, "
+          f"proposition {100 * r.proposition:.1f} ({100 * (r.proposition - r.passage):+.1f} points)")
 
 # %% [markdown]
 # ## The paper beside ours (Recall@5 / @20, %)

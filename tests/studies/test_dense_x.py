@@ -106,3 +106,21 @@ def test_word_budget_recall_reads_the_first_words_of_the_units_in_rank_order(cac
     passages = unit_systems("bm25", "BM25", "sentences(n=1)")["passage"]
     whole = word_budget_recall(data, passages, [7], cache).set_index("qid")
     assert whole.loc["q1", "recall"] == 0.0  # the passage spends its first words on "Denver won Super Bowl 50."
+
+
+def test_recall_by_answer_survival_splits_each_units_recall_by_whether_the_answer_was_kept():
+    import pandas as pd
+
+    from grainlab.studies.dense_x import recall_by_answer_survival
+
+    # q1, q2: answer kept, propositions as good as passages; q3: answer dropped, propositions miss it
+    values = {("q1", "passage"): 1, ("q1", "proposition"): 1, ("q2", "passage"): 0, ("q2", "proposition"): 1,
+              ("q3", "passage"): 1, ("q3", "proposition"): 0, ("q4", "passage"): 1, ("q4", "proposition"): 0}
+    per_query = pd.DataFrame([{"retriever_label": "BM25", "unit": u, "qid": q, "measure": m, "value": v}
+                              for (q, u), v in values.items() for m in ("AnswerRecall@5", "AnswerRecall@20")])
+    survived = {"q1": True, "q2": True, "q3": False}  # q4's passage never stated the answer: left out
+    table = recall_by_answer_survival(per_query, survived, ["AnswerRecall@5"])
+    assert list(table["answer"]) == ["kept", "dropped"] and set(table["measure"]) == {"AnswerRecall@5"}
+    kept, dropped = table.iloc[0], table.iloc[1]
+    assert (kept["n"], kept["passage"], kept["proposition"], kept["proposition − passage"]) == (2, 0.5, 1.0, 0.5)
+    assert (dropped["n"], dropped["passage"], dropped["proposition − passage"]) == (1, 1.0, -1.0)

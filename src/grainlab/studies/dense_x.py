@@ -76,6 +76,28 @@ def recall_points(per_query: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(recall=rows["value"])
 
 
+def recall_by_answer_survival(per_query: pd.DataFrame, survived: Mapping[str, bool], measures: Sequence[str],
+                              baseline: str = "passage") -> pd.DataFrame:
+    """Each retriever's recall per unit, split by whether the decomposition kept the answer: over the
+    questions whose gold passage's units still state it (``survived[qid]`` true) and over those
+    whose units dropped it. Separates "propositions retrieve worse" from "this propositionizer
+    lost the fact" — a unit's loss confined to the dropped rows is the propositionizer's, not the
+    unit's. Questions missing from ``survived`` (their passage never stated the answer) are left
+    out. One row per retriever, measure and stratum: ``n``, the mean per unit, and each unit's
+    difference from ``baseline``."""
+    rows = per_query[per_query["measure"].isin(measures) & per_query["qid"].isin(survived)]
+    rows = rows.assign(answer=rows["qid"].map(lambda q: "kept" if survived[q] else "dropped"))
+    table = rows.pivot_table(index=["retriever_label", "measure", "answer"], columns="unit", values="value",
+                             aggfunc="mean", sort=False)
+    units = [unit for unit in UNITS if unit in table.columns]
+    for unit in units:
+        if unit != baseline:
+            table[f"{unit} − {baseline}"] = table[unit] - table[baseline]
+    counts = rows.groupby(["retriever_label", "measure", "answer"], sort=False)["qid"].nunique()
+    return table[units + [c for c in table.columns if " − " in str(c)]].assign(n=counts).reset_index() \
+        .rename_axis(columns=None)
+
+
 def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cache: ArtifactCache | None = None,
                        depth: int = 50) -> dict[str, list[tuple[str, str]]]:
     """Per question, ``(title, text)`` of the top-ranked *units* (not passages) up to the first
