@@ -4,7 +4,8 @@ A full run that spans sessions commits each per-system table and its generation 
 grow, so a later session on a fresh machine resumes instead of recomputing. Tables over
 ``COMMIT_LIMIT_BYTES`` (the project's limit on a committed file) get an ``.xz`` copy beside them,
 which is committed instead of the table; generation archives (``readers.archive``) always travel
-as ``generations.jsonl.xz``, so an archive never crosses the limit as it grows. ``unpack_tables``
+as ``generations.jsonl.xz``, so an archive never crosses the limit as it grows. A packed table is listed in its folder's ``.gitignore``, so
+only its copy can be committed. ``unpack_tables``
 and ``unpack_archives`` restore them in every notebook's first cell (``notebook_setup``). Nothing
 here is trusted: the store checks every restored table against the checksum in its ``.json``
 record and recomputes it on a mismatch (``grainlab.experiments.store``); an archived generation is
@@ -39,11 +40,26 @@ def _pack(source: Path) -> Path | None:
     return packed
 
 
+def ignore_unpacked(table: Path) -> None:
+    """List ``table`` in its folder's ``.gitignore``: a table that travels as its ``.xz`` copy is
+    never committed itself, so ``git add`` of its folder cannot stage a file over the limit."""
+    ignore = table.parent / ".gitignore"
+    names = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
+    if table.name not in names:
+        atomic_write_bytes(ignore, "".join(f"{name}\n" for name in sorted({*names, table.name})).encode("utf-8"))
+
+
 def pack_large_tables(results: Path, limit: int = COMMIT_LIMIT_BYTES) -> list[Path]:
     """Write an ``.xz`` copy beside every per-query table under ``results`` larger than ``limit``
-    bytes that has none yet (or an older one); return the copies written."""
-    return [packed for table in sorted(results.glob(TABLE_GLOB))
-            if table.stat().st_size > limit and (packed := _pack(table)) is not None]
+    bytes that has none yet (or an older one), and list the table in its folder's ``.gitignore``
+    (``ignore_unpacked``); return the copies written."""
+    written = []
+    for table in sorted(results.glob(TABLE_GLOB)):
+        if table.stat().st_size > limit:
+            ignore_unpacked(table)
+            if (packed := _pack(table)) is not None:
+                written.append(packed)
+    return written
 
 
 def unpack_tables(results: Path) -> list[Path]:
@@ -60,6 +76,7 @@ def unpack_tables(results: Path) -> list[Path]:
         except lzma.LZMAError:
             continue
         atomic_write_bytes(table, data)
+        ignore_unpacked(table)
         restored.append(table)
     return restored
 

@@ -60,6 +60,27 @@ def test_a_packed_table_is_restored_and_reused_without_recomputing(tmp_path):
     pd.testing.assert_frame_equal(again, table)
 
 
+def test_a_packed_table_is_git_ignored_in_its_folder_so_only_its_copy_can_be_committed(tmp_path):
+    import subprocess
+
+    folder = tmp_path / "study" / "per_query"
+    calls: list[int] = []
+    _store(folder, _table(), calls)
+    (csv,) = folder.glob("*.csv")
+    small = folder / "small.csv"
+    small.write_text("qid,value\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert pack_large_tables(tmp_path, limit=small.stat().st_size)  # the stored table is over, small.csv is not
+    assert (folder / ".gitignore").read_text().splitlines() == [csv.name]
+    ignored = subprocess.run(["git", "-C", str(tmp_path), "check-ignore", str(csv), str(small), str(packed_path(csv))],
+                             capture_output=True, text=True).stdout.split()
+    assert ignored == [str(csv)]  # the table is ignored; its .xz copy and the small table are not
+    pack_large_tables(tmp_path, limit=small.stat().st_size)
+    csv.unlink()
+    unpack_tables(tmp_path)
+    assert (folder / ".gitignore").read_text().splitlines() == [csv.name]  # listed once
+
+
 def test_a_damaged_packed_table_is_recomputed(tmp_path):
     folder = tmp_path / "per_query"
     calls: list[int] = []
