@@ -26,7 +26,7 @@ overlap sweep on the tested answer recall, intervals over clusters where the ver
 figure is drawn from its notebook's tables, so it takes this form when its notebook next runs its
 full profile (each PNG and PDF is stamped with the plotting code that drew it; `grainlab report`
 says which figure is older than the code)."""
-OUTRO = """A test keeps this list exact: every committed figure
+OUTRO = """`scripts/awaiting_redraw.py` rewrites this list from the stamps; a test keeps it exact: every committed figure
 drawn by older plotting code is named here, and none drawn by the current code."""
 
 
