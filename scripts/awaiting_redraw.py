@@ -43,8 +43,8 @@ def stale_figures(root: Path = ROOT) -> tuple[list[str], list[str]]:
     return old, recent
 
 
-def block(root: Path = ROOT) -> str:
-    old, recent = stale_figures(root)
+def block(old: list[str], recent: list[str]) -> str:
+    """The README block naming ``old`` (pre-layout) and ``recent`` (pre-fix) stale figures."""
     parts = [INTRO]
     if old:
         parts.append("Until then these committed figures are from before that layout — wider than the page, PDFs "
@@ -63,8 +63,9 @@ def main() -> None:
     pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
     if not pattern.search(text):
         raise SystemExit(f"README.md has no {BEGIN} block")
-    readme.write_text(pattern.sub(lambda _: block(), text, count=1), encoding="utf-8")
-    print("\n".join(stale_figures()[0] + stale_figures()[1]) or "no figure awaits its redraw")
+    old, recent = stale_figures()
+    readme.write_text(pattern.sub(lambda _: block(old, recent), text, count=1), encoding="utf-8")
+    print("\n".join(old + recent) or "no figure awaits its redraw")
 
 
 if __name__ == "__main__":

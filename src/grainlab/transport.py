@@ -4,9 +4,9 @@ A full run that spans sessions commits each per-system table and its generation 
 grow, so a later session on a fresh machine resumes instead of recomputing. Tables over
 ``COMMIT_LIMIT_BYTES`` (the project's limit on a committed file) get an ``.xz`` copy beside them,
 which is committed instead of the table; generation archives (``readers.archive``) always travel
-as ``generations.jsonl.xz``, so an archive never crosses the limit as it grows. A packed table is listed in its folder's ``.gitignore``, so
-only its copy can be committed. ``unpack_tables``
-and ``unpack_archives`` restore them in every notebook's first cell (``notebook_setup``). Nothing
+as ``generations.jsonl.xz``, so an archive never crosses the limit as it grows. A packed table is
+listed in its folder's ``.gitignore``, so only its copy can be committed. ``unpack_tables`` and
+``unpack_archives`` restore them in every notebook's first cell (``notebook_setup``). Nothing
 here is trusted: the store checks every restored table against the checksum in its ``.json``
 record and recomputes it on a mismatch (``grainlab.experiments.store``); an archived generation is
 only reused for a request with exactly its content key.

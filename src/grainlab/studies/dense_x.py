@@ -90,12 +90,9 @@ def recall_by_answer_survival(per_query: pd.DataFrame, survived: Mapping[str, bo
     table = rows.pivot_table(index=["retriever_label", "measure", "answer"], columns="unit", values="value",
                              aggfunc="mean", sort=False)
     units = [unit for unit in UNITS if unit in table.columns]
-    for unit in units:
-        if unit != baseline:
-            table[f"{unit} − {baseline}"] = table[unit] - table[baseline]
+    differences = {f"{unit} − {baseline}": table[unit] - table[baseline] for unit in units if unit != baseline}
     counts = rows.groupby(["retriever_label", "measure", "answer"], sort=False)["qid"].nunique()
-    return table[units + [c for c in table.columns if " − " in str(c)]].assign(n=counts).reset_index() \
-        .rename_axis(columns=None)
+    return table[units].assign(**differences, n=counts).reset_index().rename_axis(columns=None)
 
 
 def retrieved_contexts(dataset: Dataset, system: System, budget_tokens: int, cache: ArtifactCache | None = None,
