@@ -111,10 +111,18 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    from grainlab.transport import COMMIT_LIMIT_BYTES, pack_archives, pack_large_tables
+    from grainlab.transport import (
+        COMMIT_LIMIT_BYTES,
+        pack_archives,
+        pack_large_tables,
+        prune_superseded,
+    )
 
     limit = COMMIT_LIMIT_BYTES if args.limit is None else args.limit  # --limit 0 packs every table
     results = settings.results_dir()
+    if args.prune:
+        for path in prune_superseded(results):
+            print(f"removed {path} (superseded)")
     for packed in [*pack_large_tables(results, limit=limit), *pack_archives(results)]:
         print(f"{packed} ({packed.stat().st_size:,} bytes)")
     return 0
@@ -255,6 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "generation archive (committed in their place; every notebook's first cell "
                             "restores them)")
     p.add_argument("--limit", type=int, help="bytes (default: 1 MiB)")
+    p.add_argument("--prune", action="store_true",
+                   help="first delete per-query tables and runs that their experiment's manifest no longer lists "
+                        "(recomputed under a newer content key); tables newer than the manifest are kept")
     p.set_defaults(func=cmd_pack)
 
     p = sub.add_parser("report", parents=[common], help="one self-contained HTML report (and Markdown) from results/")

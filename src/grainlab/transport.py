@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import lzma
+import re
 from pathlib import Path
 
 from grainlab.cache import atomic_write_bytes
@@ -25,6 +26,7 @@ COMMIT_LIMIT_BYTES = 1_048_576  # no committed file is larger than this
 PACKED_SUFFIX = ".xz"
 TABLE_GLOB = "**/per_query/*.csv"
 ARCHIVE_GLOB = f"**/{ARCHIVE_NAME}"
+STORED_KEY = re.compile(r"(?:^|-)([0-9a-f]{12})\.")  # the content key in "<readable>-<key>.csv", "<key>.<stage>.run"
 
 
 def packed_path(table: Path) -> Path:
@@ -60,6 +62,47 @@ def pack_large_tables(results: Path, limit: int = COMMIT_LIMIT_BYTES) -> list[Pa
             if (packed := _pack(table)) is not None:
                 written.append(packed)
     return written
+
+
+def _table_key(path: Path) -> str | None:
+    """The 12-hex-digit content key in a stored table's or run's file name (the last one there)."""
+    keys = STORED_KEY.findall(path.name)
+    return keys[-1] if keys else None
+
+
+def superseded_tables(results: Path) -> list[Path]:
+    """Files in a ``per_query`` folder under ``results`` that its experiment's ``manifest.json`` no
+    longer lists: tables of systems recomputed under a newer content key (code, model or data
+    changed). Only files not newer than the manifest count, so a run still writing new tables
+    never loses them; a folder without a manifest is left alone."""
+    stale = []
+    for folder in sorted(results.glob("**/per_query")):
+        manifest = folder.parent / "manifest.json"
+        if not manifest.exists():
+            continue
+        systems = json.loads(manifest.read_text("utf-8")).get("systems", {})
+        current = {str(entry["key"])[:12] for entry in systems.values() if isinstance(entry, dict) and "key" in entry}
+        written = manifest.stat().st_mtime
+        stale += [path for path in sorted(folder.iterdir())
+                  if path.is_file() and (key := _table_key(path)) is not None and key not in current
+                  and path.stat().st_mtime <= written]
+    return stale
+
+
+def prune_superseded(results: Path) -> list[Path]:
+    """Delete ``superseded_tables(results)`` (and their names in their folder's ``.gitignore``);
+    return the files deleted. The committed results then hold exactly the tables their verdicts
+    were computed from."""
+    stale = superseded_tables(results)
+    for path in stale:
+        path.unlink()
+    removed = {path.name for path in stale}
+    for folder in sorted({path.parent for path in stale}):
+        ignore = folder / ".gitignore"
+        if ignore.exists():
+            names = [name for name in ignore.read_text(encoding="utf-8").splitlines() if name not in removed]
+            atomic_write_bytes(ignore, "".join(f"{name}\n" for name in names).encode("utf-8"))
+    return stale
 
 
 def unpack_tables(results: Path) -> list[Path]:
