@@ -45,10 +45,18 @@ def _pack(source: Path) -> Path | None:
 def ignore_unpacked(table: Path) -> None:
     """List ``table`` in its folder's ``.gitignore``: a table that travels as its ``.xz`` copy is
     never committed itself, so ``git add`` of its folder cannot stage a file over the limit."""
-    ignore = table.parent / ".gitignore"
-    names = ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
+    names = _ignored_names(table.parent)
     if table.name not in names:
-        atomic_write_bytes(ignore, "".join(f"{name}\n" for name in sorted({*names, table.name})).encode("utf-8"))
+        _write_ignored_names(table.parent, {*names, table.name})
+
+
+def _ignored_names(folder: Path) -> list[str]:
+    ignore = folder / ".gitignore"
+    return ignore.read_text(encoding="utf-8").splitlines() if ignore.exists() else []
+
+
+def _write_ignored_names(folder: Path, names: set[str]) -> None:
+    atomic_write_bytes(folder / ".gitignore", "".join(f"{name}\n" for name in sorted(names)).encode("utf-8"))
 
 
 def pack_large_tables(results: Path, limit: int = COMMIT_LIMIT_BYTES) -> list[Path]:
@@ -98,10 +106,8 @@ def prune_superseded(results: Path) -> list[Path]:
         path.unlink()
     removed = {path.name for path in stale}
     for folder in sorted({path.parent for path in stale}):
-        ignore = folder / ".gitignore"
-        if ignore.exists():
-            names = [name for name in ignore.read_text(encoding="utf-8").splitlines() if name not in removed]
-            atomic_write_bytes(ignore, "".join(f"{name}\n" for name in names).encode("utf-8"))
+        if (folder / ".gitignore").exists():
+            _write_ignored_names(folder, set(_ignored_names(folder)) - removed)
     return stale
 
 
