@@ -148,9 +148,7 @@ fig = plot_tradeoff(study.with_encoder_and_scoring(points[points["units retrieve
                     "answer recall (95% CI)",
                     f"LongRAG units: recall against retrieved tokens ({PROFILE}, n={len(pool.queries)}; "
                     "diamonds: the paper's NQ recall on its 22M-passage / 600K-group corpus)",
-                    style="scoring", references=study.paper_points())
-for ax in fig.axes:
-    ax.set_xscale("log")
+                    style="scoring", references=study.paper_points(), columns=2)
 save_figure(fig, "longrag_recall_vs_tokens", FIGURES)
 
 # %% [markdown]

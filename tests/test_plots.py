@@ -381,3 +381,35 @@ def test_committed_figures_drawn_by_the_current_code_fit_the_page_and_embed_no_t
         with Image.open(png) as image:
             assert image.size[0] / image.info["dpi"][0] <= 7.5, png.name
         assert "/Type3" not in pdf_font_types(png.with_suffix(".pdf")), png.name
+
+
+def test_tradeoff_reference_labels_stay_inside_their_panel_and_out_of_the_layout():
+    """Four panels of long paper labels once collapsed constrained layout (the LongRAG figure drawn
+    with no layout at all: titles, x labels and legend on top of each other)."""
+    import warnings
+
+    from grainlab.plots import plot_tradeoff
+
+    rows = pd.DataFrame([{"tokens": base * k, "recall": 0.5 + k / 50, "encoder": e, "unit": u}
+                         for e in ("BM25", "MiniLM", "bge-small", "nomic")
+                         for u, base in (("passages", 100), ("groups", 4000)) for k in (1, 2, 4, 8, 20)])
+    references = [("paper passages ×1", 120, 0.52), ("paper grouped documents ×1", 4000, 0.72),
+                  ("paper grouped documents ×4", 16000, 0.86), ("paper grouped documents ×8", 32000, 0.89)]
+    for columns in (None, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "constrained_layout not applied" is a UserWarning
+            fig = plot_tradeoff(rows, "tokens", "recall", "unit", "encoder", "tokens retrieved", "recall", "t",
+                                references=references, columns=columns)
+            fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            assert ax.get_window_extent().width > 0.15 * fig.bbox.width / (columns or 4)
+            labels = [text for text in ax.texts if text.get_text().startswith("paper")]
+            assert len(labels) == 4 and not any(text.get_in_layout() for text in labels)
+        if columns == 2:
+            assert [bool(ax.get_xlabel()) for ax in fig.axes] == [False, False, True, True]  # bottom row only
+            for ax in fig.axes:
+                box = ax.get_window_extent(renderer)
+                for text in ax.texts:
+                    extent = text.get_window_extent(renderer)
+                    assert box.x0 - 1 <= extent.x0 and extent.x1 <= box.x1 + 1, text.get_text()

@@ -53,7 +53,7 @@ MAX_PANELS_PER_ROW = 4
 def wrapped(text: str, width: float, fontsize: float) -> str:
     """``text`` broken into lines that fit ``width`` inches at ``fontsize`` points (an average
     glyph is about 0.55 em wide)."""
-    return textwrap.fill(text, max(12, int(width * 72 / (0.55 * fontsize))))
+    return textwrap.fill(text, max(12, int(width * 72 / (0.55 * fontsize))), break_long_words=False)
 
 
 def panel_grid(n: int, *, panel_height: float = 2.3, columns: int | None = None, width: float = PAGE_WIDTH,
@@ -141,10 +141,25 @@ def _y_and_interval(table: pd.DataFrame) -> tuple[str, object]:
 
 
 def draw_references(ax, references: Sequence[tuple[str, float, float]] | None) -> None:
-    """Papers' numbers as hollow black diamonds with their label: ``(label, x, y)``."""
-    for label, x, y in references or ():
+    """Papers' numbers as hollow black diamonds with their label: ``(label, x, y)``. Call it once the
+    axis scales are set: a label goes right of its mark where it fits in the panel, else left of it,
+    and stays out of the layout (a label counted in constrained layout squeezes the panels, and
+    several long ones collapse the layout altogether)."""
+    marks = list(references or ())
+    for _, x, y in marks:
         ax.plot([x], [y], **REFERENCE)
-        ax.annotate(label, (x, y), textcoords="offset points", xytext=(6, 0), fontsize=7, va="center")
+    if not marks:
+        return
+    ax.autoscale_view()
+    to_axes = ax.transData + ax.transAxes.inverted()
+    panel_points = 0.8 * ax.get_position().width * ax.figure.get_figwidth() * 72  # less its tick labels
+    for label, x, y in marks:
+        at = to_axes.transform((x, y))[0]
+        share = (8 + len(label) * 0.55 * 7) / panel_points  # offset + an average 7-pt glyph per character
+        left = at + share > 1 and at > 1 - at
+        text = ax.annotate(label, (x, y), textcoords="offset points", xytext=(-6 if left else 6, 0), fontsize=7,
+                           va="center", ha="right" if left else "left")
+        text.set_in_layout(False)
 
 
 def draw_reference_lines(ax, lines: Mapping[str, float] | None) -> None:
@@ -228,27 +243,21 @@ def ticks_at_values(values, log: bool) -> bool:
 
 
 def _log_ticks(ax, values, few: bool) -> None:
-    """A log x axis labelled in plain numbers: at the ``values`` themselves when they are ``few``
-    (k = 1, 2, 5, 10, 20), else at 1-2-5 steps of each decade."""
+    """A log x axis labelled in plain numbers (10k from ten thousand on): at the ``values``
+    themselves when they are ``few`` (k = 1, 2, 5, 10, 20), else at 1-2-5 steps of each decade, or
+    at the decades alone where the values span more than two (their 1-2-5 labels would collide)."""
     import matplotlib.ticker as ticker
 
     ax.set_xscale("log")
     if few:
         ax.set_xticks(sorted(values))
     else:
-        ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+        positive = [value for value in values if value > 0]
+        decades = np.log10(max(positive) / min(positive)) if positive else 0
+        ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0) if decades <= 2 else (1.0,)))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(
+        lambda value, _: f"{value / 1000:g}k" if value >= 10_000 else f"{value:g}"))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-
-
-def _log2_ticks(ax, values) -> None:
-    """A log2 x axis with ticks at the values themselves (16, 64, 256), not powers of ten."""
-    import matplotlib.ticker as ticker
-
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(sorted(values))
-    ax.get_xaxis().set_major_formatter(ticker.ScalarFormatter())
-    ax.get_xaxis().set_minor_formatter(ticker.NullFormatter())
 
 
 @styled
@@ -277,7 +286,7 @@ def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str,
         if paper_best and dataset in paper_best:
             low, high = paper_best[dataset]
             ax.axvspan(low, high, color="black", alpha=0.08, label="paper's best sizes")
-        _log2_ticks(ax, data["chunk_size"].unique())
+        _log_ticks(ax, data["chunk_size"].unique(), few=True)  # 64, 128, …, 1024
         ax.tick_params(axis="x", labelsize=6)
         ax.set_ylabel(measure)
         panel_title(ax, dataset + (f" (n={n:,})" if n else ""), min(len(datasets), MAX_PANELS_PER_ROW), 9)
@@ -531,13 +540,14 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 @styled
 def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabel: str, ylabel: str, title: str,
                   references: Sequence[tuple[str, float, float]] | None = None, style: str | None = None,
-                  hue_title: str | None = None):
+                  hue_title: str | None = None, columns: int | None = None):
     """``y`` against ``x``, a line per ``hue`` (and ``style``), a panel per ``col`` (at most four a
     row): e.g. answer recall against tokens read. The x axis is logarithmic when ``x`` spans ten
     times or more (else the small values crowd), ticked at the values when they are a few whole
     numbers; the y label is written once per row. ``references`` are the paper's
     ``(label, x, y)`` points, drawn in every panel. A ``hue`` level has one colour (and a ``style``
-    level one dash) in every panel, and one legend under the panels lists them all. Given
+    level one dash) in every panel, and one legend under the panels lists them all; ``columns``
+    panels a row (default: as many as fit, at most four), the x label under the last row. Given
     per-query rows (several per point), each point gets its bootstrap 95% interval (seeded, so the
     figure is reproducible)."""
     import seaborn as sns
@@ -550,24 +560,24 @@ def plot_tradeoff(table: pd.DataFrame, x: str, y: str, hue: str, col: str, xlabe
     values = table[x].dropna()
     log_x = spans_decades(values)
     few_counts = ticks_at_values(values, log_x)
-    columns = min(len(panels), MAX_PANELS_PER_ROW)
-    fig, axes = panel_grid(len(panels), panel_height=2.4)
+    columns = min(len(panels), columns or MAX_PANELS_PER_ROW)
+    fig, axes = panel_grid(len(panels), panel_height=2.4, columns=columns)
     for i, (ax, panel) in enumerate(zip(axes, panels)):
         sns.lineplot(data=table[table[col] == panel], x=x, y=y, hue=hue, hue_order=hue_order,
                      palette=fixed_palette(hue_order), style=style, style_order=style_order, marker="o",
                      markersize=4, ax=ax, sort=True, errorbar=("ci", 95) if per_query else None, err_style="bars",
                      err_kws={"capsize": 2}, seed=0)
-        draw_references(ax, references)
         if log_x:
             _log_ticks(ax, values.unique(), few_counts)
         elif few_counts:
             ax.set_xticks(sorted(values.unique()))  # k = 1, 2, 5, 10, 20 rather than 2.5, 7.5, ...
-        ax.set_xlabel(xlabel)
+        draw_references(ax, references)
         if i % columns == 0:
             panel_ylabel(ax, ylabel, 2.4)
         else:
             ax.set_ylabel("")
         panel_title(ax, str(panel), columns, 9)
+    label_bottom_row(axes, columns, xlabel)
     order = ([hue] if style else []) + hue_order + ([style, *style_order] if style else [])
     legend_below(fig, axes, None if style else (hue_title or hue), order=order)
     suptitle(fig, title)
