@@ -265,11 +265,17 @@ gives none for documents)."""
 def paper_points(max_units: int = 20) -> list[tuple[str, float, float]]:
     """The paper's NQ answer recall as ``(label, tokens retrieved, recall)`` reference marks: units
     retrieved × the unit's approximate tokens, for the units whose size the paper states, up to
-    ``max_units`` units."""
+    ``max_units`` units. A unit's first mark names it ("paper groups ×1"), its next marks only
+    their count ("×4"), so neighbouring marks' labels do not run into each other."""
     rows = PAPER_NQ_RECALL[PAPER_NQ_RECALL["unit"].isin(PAPER_UNIT_TOKENS)
                            & (PAPER_NQ_RECALL["units retrieved"] <= max_units)]
-    return [(f"paper {row['unit']} ×{row['units retrieved']}", row["units retrieved"] * PAPER_UNIT_TOKENS[row["unit"]],
-             row["paper AR"] / 100) for _, row in rows.iterrows()]
+    marks, named = [], set()
+    for _, row in rows.iterrows():
+        unit = "groups" if row["unit"] == "grouped documents" else row["unit"]
+        label = f"×{row['units retrieved']}" if unit in named else f"paper {unit} ×{row['units retrieved']}"
+        named.add(unit)
+        marks.append((label, row["units retrieved"] * PAPER_UNIT_TOKENS[row["unit"]], row["paper AR"] / 100))
+    return marks
 
 
 def recall_points(per_query: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
