@@ -114,11 +114,15 @@ latency.to_csv(RESULTS / "latency.csv", index=False)
 table = aggregate.pivot_table(index=["granularity", "system", "stage"], columns="measure", values="mean",
                               sort=False)
 display(table.round(4))
-fig = plot_pipeline_stages(per_query, "nDCG@10", f"SciFact nDCG@10 along the pipeline ({PROFILE} profile)",
+stage_rows = per_query.assign(system=per_query["system"].map(study.figure_name))  # "RRF (3 lists)" in a panel title
+fused = ", ".join(singles)
+fig = plot_pipeline_stages(stage_rows, "nDCG@10",
+                           f"SciFact nDCG@10 along the pipeline ({PROFILE} profile; the fusions' lists: {fused})",
                            references={system: value for system, (value, _) in study.PUBLISHED_NDCG10.items()},
                            reference_label="published nDCG@10, whole SciFact (BEIR, MTEB)")
 save_figure(fig, "hybrid_rerank_stages_ndcg", FIGURES)
-fig = plot_pipeline_stages(per_query, "R@20", f"SciFact Recall@20 along the pipeline ({PROFILE} profile)")
+fig = plot_pipeline_stages(stage_rows, "R@20",
+                           f"SciFact Recall@20 along the pipeline ({PROFILE} profile; the fusions' lists: {fused})")
 save_figure(fig, "hybrid_rerank_stages_recall", FIGURES)
 
 # %% [markdown]

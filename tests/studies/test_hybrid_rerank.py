@@ -86,3 +86,10 @@ def test_stage_systems_are_checked():
         System("bm25", "none", "max", stages=Stages(fusion="rrf"))
     with pytest.raises(ConfigError, match="context_k"):
         Stages(candidate_k=5, rerank_k=10)
+
+
+def test_a_fusion_is_named_by_its_method_and_number_of_lists_in_a_figure():
+    assert study.figure_name("rrf(BM25+all-MiniLM-L6-v2+bge-small-en-v1.5)") == "RRF (3 lists)"
+    assert study.figure_name("minmax(BM25+bge-small-en-v1.5) → rerank") == "min-max (2 lists) → rerank"
+    assert study.figure_name("bge-small-en-v1.5 → rerank") == "bge-small-en-v1.5 → rerank"
+    assert study.figure_name("BM25") == "BM25"

@@ -48,6 +48,20 @@ def systems(retrievers: Mapping[str, str], chunker: str, granularity: str, fusio
     return out
 
 
+FUSION_NAMES = {"rrf": "RRF", "minmax": "min-max"}
+
+
+def figure_name(system: str) -> str:
+    """A system's name short enough for a panel title: a fusion of n lists as "RRF (n lists)" or
+    "min-max (n lists)" (the full name lists every input: too long for a quarter of a page), a
+    reranked system keeping its " → rerank"; every other name as it is."""
+    base, arrow, rest = system.partition(" → ")
+    fusion, paren, inputs = base.partition("(")
+    if paren and fusion in FUSION_NAMES:
+        base = f"{FUSION_NAMES[fusion]} ({inputs.rstrip(')').count('+') + 1} lists)"
+    return base + arrow + rest
+
+
 def single_labels(result: ExperimentResult) -> list[str]:
     """The systems with one retriever and no reranker."""
     table = result.systems
