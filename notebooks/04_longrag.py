@@ -278,7 +278,8 @@ note = (f"Profile **{PROFILE}**. {len(pool.queries)} NQ-open questions; corpus =
         f"row (its first 2,048 word pieces only) are shown beside it; the readers read MiniLM's ranking. Grouping graph: BM25 {NEIGHBOURS}-nearest "
         f"documents (no hyperlinks offline). Readers "
         + ", ".join(f"{m.split('/')[-1]} (n={g['qid'].nunique()})" for m, g in reader_rows.groupby("model", sort=False))
-        + f" over the top units within {budget} cl100k tokens (paper: GPT-4o over ~30K tokens).")
+        + f" over the top units within {budget} cl100k tokens (paper: GPT-4o over ~30K tokens). "
+        + study.bound_note(beside, MAXP_ENCODER))
 report = study.report(table, reader_table, note, verdicts, MAXP_ENCODER)
 report.save(RESULTS)
 display(Markdown(report.markdown()))

@@ -1,5 +1,6 @@
 """LongRAG corpora: passages, title documents and groups keep every question and its gold text."""
 
+import pandas as pd
 import pytest
 
 from grainlab.data import Dataset, Document
@@ -136,3 +137,19 @@ def test_the_papers_recall_marks_sit_at_units_times_their_stated_size():
     marks = {label: (tokens, recall) for label, tokens, recall in paper_points(max_units=20)}
     assert marks == {"paper passages ×1": (120, 0.5224), "paper groups ×1": (4000, 0.7169),
                      "×4": (16000, 0.863), "×8": (32000, 0.8853)}  # a unit named once
+
+
+def test_the_bound_note_reads_the_bound_the_passages_and_each_piece_size_at_k():
+    from grainlab.studies.longrag import bound_note
+
+    beside = pd.DataFrame([
+        {"unit": "grouped documents", "retriever": "enc · max over member passages", "units retrieved": 1,
+         "answer recall": 0.88},
+        {"unit": "passages", "retriever": "enc", "units retrieved": 1, "answer recall": 0.826},
+        {"unit": "grouped documents", "retriever": "enc · MaxP 128", "units retrieved": 1, "answer recall": 0.763},
+        {"unit": "grouped documents", "retriever": "enc · MaxP 512", "units retrieved": 1, "answer recall": 0.509},
+        {"unit": "grouped documents", "retriever": "enc · MaxP 512", "units retrieved": 4, "answer recall": 0.75},
+        {"unit": "documents", "retriever": "enc · MaxP 512", "units retrieved": 1, "answer recall": 0.85}])
+    note = bound_note(beside, "enc")
+    assert "AR@1 88.0% against the passages' 82.6%" in note
+    assert "512-token pieces 50.9%, 128-token pieces 76.3%" in note and "75.0%" not in note and "85.0%" not in note

@@ -278,6 +278,21 @@ def paper_points(max_units: int = 20) -> list[tuple[str, float, float]]:
     return marks
 
 
+def bound_note(beside: pd.DataFrame, encoder: str, k: int = 1) -> str:
+    """The report's sentence on what a "groups lose" verdict is about, from the member-passage bound
+    table (``unit, retriever, units retrieved, answer recall``): at ``k`` units, groups ranked by
+    their best member passage against the passages and against MaxP at each piece size."""
+    at = beside[beside["units retrieved"] == k].set_index(["unit", "retriever"])["answer recall"]
+    bound = at[("grouped documents", f"{encoder} · max over member passages")]
+    passages = at[("passages", encoder)]
+    maxp = {int(retriever.rsplit(" ", 1)[1]): value for (unit, retriever), value in at.items()
+            if unit == "grouped documents" and retriever.startswith(f"{encoder} · MaxP ")}
+    pieces = ", ".join(f"{size}-token pieces {maxp[size]:.1%}" for size in sorted(maxp, reverse=True))
+    return (f"Harness check: ranked by their best {encoder} member passage, groups hold the answer at AR@{k} "
+            f"{bound:.1%} against the passages' {passages:.1%}; {encoder} MaxP over {pieces}. A verdict that "
+            f"groups lose is about scoring a group by its best long piece here, not about grouping.")
+
+
 def recall_points(per_query: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     """Per-query answer recall (``answer recall``) placed at its system's mean tokens read at that
     number of units (``avg tokens`` of :func:`recall_table`), so each point of the recall–tokens
