@@ -176,7 +176,7 @@ bound_table = (bound.groupby(["unit", "measure"], sort=False)["value"].mean().un
 maxp_rows = table[table["retriever"].str.startswith(MAXP_ENCODER) & table["units retrieved"].isin(BOUND_KS)]
 beside = pd.concat([bound_table.reset_index().melt(id_vars="unit", var_name="measure", value_name="answer recall")
                     .assign(**{"units retrieved": lambda t: t["measure"].str.split("@").str[1].astype(int),
-                               "retriever": f"{MAXP_ENCODER} · max over member passages"}).drop(columns="measure"),
+                               "retriever": study.bound_label(MAXP_ENCODER)}).drop(columns="measure"),
                     maxp_rows[["unit", "retriever", "units retrieved", "answer recall"]]], ignore_index=True)
 beside.to_csv(RESULTS / "member_passage_bound.csv", index=False)
 display(beside.pivot_table(index=["unit", "retriever"], columns="units retrieved", values="answer recall", sort=False)

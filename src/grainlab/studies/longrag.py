@@ -278,12 +278,17 @@ def paper_points(max_units: int = 20) -> list[tuple[str, float, float]]:
     return marks
 
 
+def bound_label(encoder: str) -> str:
+    """The retriever label of the member-passage bound (:func:`member_passage_bound`) with ``encoder``."""
+    return f"{encoder} · max over member passages"
+
+
 def bound_note(beside: pd.DataFrame, encoder: str, k: int = 1) -> str:
     """The report's sentence on what a "groups lose" verdict is about, from the member-passage bound
     table (``unit, retriever, units retrieved, answer recall``): at ``k`` units, groups ranked by
     their best member passage against the passages and against MaxP at each piece size."""
     at = beside[beside["units retrieved"] == k].set_index(["unit", "retriever"])["answer recall"]
-    bound = at[("grouped documents", f"{encoder} · max over member passages")]
+    bound = at[("grouped documents", bound_label(encoder))]
     passages = at[("passages", encoder)]
     maxp = {int(retriever.rsplit(" ", 1)[1]): value for (unit, retriever), value in at.items()
             if unit == "grouped documents" and retriever.startswith(f"{encoder} · MaxP ")}
