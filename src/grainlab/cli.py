@@ -115,13 +115,24 @@ def cmd_pack(args: argparse.Namespace) -> int:
         COMMIT_LIMIT_BYTES,
         pack_archives,
         pack_large_tables,
+        prune_plan,
         prune_superseded,
     )
 
+    if args.dry_run and not args.prune:
+        raise ConfigError("--dry-run shows what --prune would delete: pass both")
     limit = COMMIT_LIMIT_BYTES if args.limit is None else args.limit  # --limit 0 packs every table
     results = settings.results_dir()
     if args.prune:
-        for path in prune_superseded(results):
+        plan = prune_plan(results)  # raises, deleting nothing, when a manifest cannot prove what it keeps
+        for path, why in plan.kept:
+            print(f"kept {path}: {why}")
+        if args.dry_run:
+            for path in plan.delete:
+                print(f"would remove {path} (superseded)")
+            print(f"dry run: {len(plan.delete)} file(s) would be removed, {len(plan.kept)} unlisted kept")
+            return 0
+        for path in prune_superseded(results, plan):
             print(f"removed {path} (superseded)")
     for packed in [*pack_large_tables(results, limit=limit), *pack_archives(results)]:
         print(f"{packed} ({packed.stat().st_size:,} bytes)")
@@ -264,8 +275,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "restores them)")
     p.add_argument("--limit", type=int, help="bytes (default: 1 MiB)")
     p.add_argument("--prune", action="store_true",
-                   help="first delete per-query tables and runs that their experiment's manifest no longer lists "
-                        "(recomputed under a newer content key); tables newer than the manifest are kept")
+                   help="first delete per-query tables and runs proven superseded: their experiment's manifest "
+                        "records that a system's current table replaced them, and that table passes its checksum; "
+                        "every other unlisted file is kept and named; a manifest that proves nothing refuses")
+    p.add_argument("--dry-run", action="store_true", help="with --prune: print what would be deleted, delete nothing")
     p.set_defaults(func=cmd_pack)
 
     p = sub.add_parser("report", parents=[common], help="one self-contained HTML report (and Markdown) from results/")

@@ -17,15 +17,24 @@ from __future__ import annotations
 import json
 import lzma
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from grainlab.cache import atomic_write_bytes
+from grainlab.cache import atomic_write_bytes, sha256_bytes
+from grainlab.errors import ConfigError
 from grainlab.readers.archive import ARCHIVE_NAME
 
 COMMIT_LIMIT_BYTES = 1_048_576  # no committed file is larger than this
 PACKED_SUFFIX = ".xz"
 TABLE_GLOB = "**/per_query/*.csv"
 ARCHIVE_GLOB = f"**/{ARCHIVE_NAME}"
+
+
+class PruneRefused(ConfigError):
+    """A manifest cannot prove which tables are superseded, so nothing is deleted."""
+
+
 STORED_KEY = re.compile(r"(?:^|-)([0-9a-f]{12})\.")  # the content key in "<readable>-<key>.csv", "<key>.<stage>.run"
 
 
@@ -78,30 +87,105 @@ def _table_key(path: Path) -> str | None:
     return keys[-1] if keys else None
 
 
-def superseded_tables(results: Path) -> list[Path]:
-    """Files in a ``per_query`` folder under ``results`` that its experiment's ``manifest.json`` no
-    longer lists: tables of systems recomputed under a newer content key (code, model or data
-    changed). Only files not newer than the manifest count, so a run still writing new tables
-    never loses them; a folder without a manifest is left alone."""
-    stale = []
+FULL_KEY = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class PrunePlan:
+    """What ``grainlab pack-results --prune`` deletes, and every unlisted file it keeps with why."""
+
+    delete: list[Path] = field(default_factory=list)
+    kept: list[tuple[Path, str]] = field(default_factory=list)
+
+
+def _manifest_systems(manifest: Path) -> dict[str, dict[str, Any]]:
+    """The ``systems`` of an experiment's manifest, each with a full content key; a manifest that
+    cannot prove what it keeps (unreadable, no systems, a system without a key) raises."""
+    where = f"{manifest}: "
+    todo = "restore it (git checkout) or re-run its experiment; nothing was pruned"
+    try:
+        data = json.loads(manifest.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise PruneRefused(f"{where}not a readable manifest ({type(exc).__name__}: {exc}); {todo}") from None
+    systems = data.get("systems") if isinstance(data, dict) else None
+    if not isinstance(systems, dict) or not systems:
+        raise PruneRefused(f"{where}lists no systems, so it cannot prove any table superseded; {todo}")
+    for label, entry in systems.items():
+        if not isinstance(entry, dict) or not FULL_KEY.match(str(entry.get("key", ""))):
+            raise PruneRefused(f"{where}system {label!r} has no content key (a manifest of an older format); {todo}")
+    return systems
+
+
+def _replacement_ok(folder: Path, key: str) -> str | None:
+    """``None`` when the table stored under ``key`` is in ``folder`` (as itself or its ``.xz``
+    copy) and matches the checksum in its record; else why not."""
+    records = sorted(folder.glob(f"*-{key[:12]}.json"))
+    if not records:
+        return f"its replacement ({key[:12]}) is not stored here"
+    record = records[0]
+    table = record.with_suffix(".csv")
+    try:
+        expected = json.loads(record.read_text("utf-8"))["integrity"]["sha256"]
+        if table.exists():
+            data = table.read_bytes()
+        else:
+            data = lzma.decompress(packed_path(table).read_bytes())
+    except (OSError, ValueError, KeyError, TypeError, lzma.LZMAError):
+        return f"its replacement {table.name} is missing or unreadable"
+    if sha256_bytes(data) != expected:
+        return f"its replacement {table.name} fails its checksum"
+    return None
+
+
+def prune_plan(results: Path) -> PrunePlan:
+    """Files in a ``per_query`` folder under ``results`` that are proven superseded.
+
+    A file is deleted only when its experiment's manifest records that the system's current
+    table replaced it (the system's ``supersedes`` list, written by the engine when it stored the
+    new table) and that replacement is there and passes its checksum. Files the manifest does not
+    list are otherwise kept, with the reason; modification times are never compared. A manifest
+    that cannot prove what it keeps raises :class:`PruneRefused` before anything is deleted."""
+    plan = PrunePlan()
     for folder in sorted(results.glob("**/per_query")):
+        files = [path for path in sorted(folder.iterdir()) if path.is_file() and _table_key(path) is not None]
         manifest = folder.parent / "manifest.json"
         if not manifest.exists():
+            plan.kept.extend((path, "no manifest.json beside its per_query folder") for path in files)
             continue
-        systems = json.loads(manifest.read_text("utf-8")).get("systems", {})
-        current = {str(entry["key"])[:12] for entry in systems.values() if isinstance(entry, dict) and "key" in entry}
-        written = manifest.stat().st_mtime
-        stale += [path for path in sorted(folder.iterdir())
-                  if path.is_file() and (key := _table_key(path)) is not None and key not in current
-                  and path.stat().st_mtime <= written]
-    return stale
+        systems = _manifest_systems(manifest)
+        current = {str(entry["key"])[:12] for entry in systems.values()}
+        replaced_by: dict[str, str] = {}
+        for entry in systems.values():
+            for old in entry.get("supersedes") or []:
+                replaced_by.setdefault(str(old)[:12], str(entry["key"]))
+        checked: dict[str, str | None] = {}
+        for path in files:
+            key = _table_key(path)
+            if key in current:
+                continue
+            if key not in replaced_by:
+                plan.kept.append((path, "not listed by the manifest, nor recorded as superseded by a system it lists"))
+                continue
+            new = replaced_by[key]
+            if new not in checked:
+                checked[new] = _replacement_ok(folder, new)
+            if checked[new] is None:
+                plan.delete.append(path)
+            else:
+                plan.kept.append((path, str(checked[new])))
+    return plan
 
 
-def prune_superseded(results: Path) -> list[Path]:
-    """Delete ``superseded_tables(results)`` (and their names in their folder's ``.gitignore``);
-    return the files deleted. The committed results then hold exactly the tables their verdicts
-    were computed from."""
-    stale = superseded_tables(results)
+def superseded_tables(results: Path) -> list[Path]:
+    """The files :func:`prune_plan` would delete."""
+    return prune_plan(results).delete
+
+
+def prune_superseded(results: Path, plan: PrunePlan | None = None) -> list[Path]:
+    """Delete the files of ``plan`` (default: :func:`prune_plan`) and their names in their
+    folder's ``.gitignore``; return the files deleted. The committed results then hold exactly
+    the tables their verdicts were computed from."""
+    stale = (plan or prune_plan(results)).delete
     for path in stale:
         path.unlink()
     removed = {path.name for path in stale}

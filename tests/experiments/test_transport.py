@@ -197,36 +197,3 @@ def test_no_committed_file_is_over_the_commit_limit():
     over = [(name, (root / name).stat().st_size) for name in listed.stdout.decode().split("\0")
             if name and (root / name).is_file() and (root / name).stat().st_size > COMMIT_LIMIT_BYTES]
     assert over == [], f"commit these packed (grainlab pack-results, or write .xz): {over}"
-
-
-def _manifest(folder: Path, keys: list[str]) -> None:
-    (folder.parent / "manifest.json").write_text(json.dumps({"systems": {f"s{i}": {"key": k} for i, k in enumerate(keys)}}))
-
-
-def test_pruning_removes_only_tables_the_manifest_no_longer_lists_and_never_newer_ones(tmp_path):
-    import os
-
-    from grainlab.transport import prune_superseded, superseded_tables
-
-    folder = tmp_path / "study" / "full" / "set" / "per_query"
-    folder.mkdir(parents=True)
-    old, current, newer = "a" * 12, "b" * 12, "c" * 12
-    names = {old: [f"bm25__none-{old}.csv", f"bm25__none-{old}.json", f"bm25__none-{old}.csv.xz", f"{old}.final.run"],
-             current: [f"bm25__none-{current}.csv", f"bm25__none-{current}.json", f"{current}.final.run"]}
-    for name in names[old] + names[current]:
-        (folder / name).write_text("x")
-    (folder / ".gitignore").write_text(f"bm25__none-{old}.csv\nother-{current}.csv\n")
-    _manifest(folder, [current + "0" * 52])
-    later = (folder.parent / "manifest.json").stat().st_mtime + 10
-    (folder / f"dense__none-{newer}.csv").write_text("x")  # written by a run still going on
-    os.utime(folder / f"dense__none-{newer}.csv", (later, later))
-    (tmp_path / "other" / "per_query").mkdir(parents=True)  # no manifest: left alone
-    (tmp_path / "other" / "per_query" / f"t-{old}.csv").write_text("x")
-
-    assert [p.name for p in superseded_tables(tmp_path)] == sorted(names[old])
-    assert sorted(p.name for p in prune_superseded(tmp_path)) == sorted(names[old])
-    left = sorted(p.name for p in folder.iterdir())
-    assert left == sorted([".gitignore", f"dense__none-{newer}.csv", *names[current]])
-    assert (folder / ".gitignore").read_text() == f"other-{current}.csv\n"
-    assert (tmp_path / "other" / "per_query" / f"t-{old}.csv").exists()
-    assert superseded_tables(tmp_path) == []

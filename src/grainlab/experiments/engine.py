@@ -41,7 +41,7 @@ from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.experiments.identity import model_revisions, results_key
 from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.scoring import MeasureSet, Scorer
-from grainlab.experiments.store import slug, stored_table
+from grainlab.experiments.store import slug, stored_table, superseded_keys
 from grainlab.experiments.systems import System
 from grainlab.models.threads import pin_threads, torch_threads
 from grainlab.retrieval import Retriever, get_retriever
@@ -267,7 +267,7 @@ def _precompute_on_ray(dataset: Dataset, jobs: list[_SystemJob], measure_set: Me
             table, info, runs = ray.get(ready[0])
             stored_table(per_query_dir, job.key, job.readable,
                          functools.partial(_with_saved_runs, table, info, runs if save_runs else None, per_query_dir,
-                                           job), refresh=True)
+                                           job), refresh=True, system=job.system.name)
             bar.update()
 
 
@@ -326,14 +326,15 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: str | 
             return _with_saved_runs(table, info, runs if save_runs else None, per_query_dir, job)
 
         table, info = stored_table(per_query_dir, key, job.readable, compute,
-                                   refresh=job.runs_missing(per_query_dir, save_runs))
+                                   refresh=job.runs_missing(per_query_dir, save_runs), system=system.name)
         table = table.assign(dataset=dataset.name, system=system.display, **dict(system.tags))
         frames.append(table)
         infos.append({"dataset": dataset.name, "system": system.display, "name": system.name, "key": key,
                       "retriever": system.retriever_column, "chunker": system.chunker,
                       "aggregate": system.aggregate or "units", "parents": system.parents,
                       "stages": system.stages.spec if system.stages else None, **dict(system.tags), **info})
-        manifest["systems"][system.display] = {"name": system.name, "key": key, "tags": dict(system.tags), **info}
+        manifest["systems"][system.display] = {"name": system.name, "key": key, "tags": dict(system.tags), **info,
+                                               "supersedes": superseded_keys(per_query_dir, system.name, key)}
     tags = list(dict.fromkeys(tag for s in systems for tag, _ in s.tags))
     per_query = pd.concat(frames, ignore_index=True)
     per_query = per_query[[*KEYS, *tags, "qid", "measure", "value"]]

@@ -22,12 +22,13 @@ def slug(text: str) -> str:
 
 def stored_table(folder: Path, key: str, readable: str,
                  compute: Callable[[], tuple[pd.DataFrame, dict[str, Any]]],
-                 refresh: bool = False) -> tuple[pd.DataFrame, dict[str, Any]]:
+                 refresh: bool = False, system: str | None = None) -> tuple[pd.DataFrame, dict[str, Any]]:
     """The table and info saved under ``folder`` for ``key``, else ``compute()``'s, saved at once
     (atomically) so a crash later in the run loses nothing already finished.
 
-    The info file records the table's checksum, row count and columns; a stored table that is
-    truncated, empty, of another shape or fails its checksum is reported and recomputed;
+    The info file records the table's checksum, row count and columns, and its identity (the full
+    ``key`` and the ``system`` it belongs to, which ``superseded_keys`` reads); a stored table that
+    is truncated, empty, of another shape or fails its checksum is reported and recomputed;
     ``refresh=True`` recomputes it regardless (when something saved beside it is missing)."""
     folder.mkdir(parents=True, exist_ok=True)
     found = sorted(folder.glob(f"*-{key[:12]}.csv"))
@@ -41,8 +42,25 @@ def stored_table(folder: Path, key: str, readable: str,
     text = table.to_csv(index=False)
     integrity = {"sha256": sha256_bytes(text.encode("utf-8")), "n_rows": len(table), "columns": list(table.columns)}
     atomic_write_text(path, text)
-    atomic_write_text(info_path, json.dumps({**info, "integrity": integrity}, indent=1, default=str))
+    identity = {"key": key, "system": system}
+    atomic_write_text(info_path, json.dumps({**info, "integrity": integrity, "identity": identity}, indent=1,
+                                            default=str))
     return table, info
+
+
+def superseded_keys(folder: Path, system: str, key: str) -> list[str]:
+    """The full keys of the other tables stored in ``folder`` for ``system`` (by the identity in
+    their records): the tables that ``key``'s table replaces. A record without an identity is
+    never counted, so only what the store itself wrote can be pruned."""
+    keys = []
+    for record in sorted(folder.glob("*.json")):
+        try:
+            identity = json.loads(record.read_text("utf-8")).get("identity") or {}
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(identity, dict) and identity.get("system") == system and identity.get("key") not in (None, key):
+            keys.append(str(identity["key"]))
+    return keys
 
 
 def _load_checked(path: Path, info_path: Path) -> tuple[pd.DataFrame, dict[str, Any]] | None:
@@ -50,6 +68,7 @@ def _load_checked(path: Path, info_path: Path) -> tuple[pd.DataFrame, dict[str, 
         info = json.loads(info_path.read_text("utf-8"))
         data = path.read_bytes()
         expected = info.pop("integrity")
+        info.pop("identity", None)
     except (OSError, ValueError, KeyError, AttributeError) as exc:
         return _reject(path, info_path, f"no readable integrity record ({type(exc).__name__})")
     if sha256_bytes(data) != expected.get("sha256"):
