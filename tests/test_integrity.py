@@ -15,7 +15,7 @@ from grainlab.cache import ArtifactCache, CorruptCacheWarning, code_fingerprint
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.data import load_dataset
 from grainlab.evaluation import evaluate_run, read_trec_run, write_trec_run
-from grainlab.experiments import System, identity, run_experiment
+from grainlab.experiments import System, run_experiment
 from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.retrieval import get_retriever
 
@@ -37,22 +37,19 @@ def test_a_new_chunker_version_recomputes_results_and_the_manifest_shows_it(toy_
     assert first.manifest["systems"][SYSTEM.name]["chunker_version"] != info["chunker_version"]
 
 
-def test_edited_code_recomputes_results(toy_mirror, tmp_path, cache, monkeypatch):
+def test_an_edit_without_a_version_bump_reuses_results_and_a_bump_recomputes_them(toy_mirror, tmp_path, cache,
+                                                                               monkeypatch):
+    """Keys name versions, not source: an edited file changes no key (``grainlab verify`` catches an
+    edit that changes a value without its bump); a bumped retriever version recomputes."""
+    from grainlab.retrieval.bm25 import BM25Retriever
+
     data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
     _run(data, tmp_path, cache)
-    real = identity.code_fingerprint
-    monkeypatch.setattr(identity, "code_fingerprint", lambda *m: real(*m) + "-edited")
+    real = cache_module.code_fingerprint
+    monkeypatch.setattr(cache_module, "code_fingerprint", lambda *m: real(*m) + "-edited")
+    assert _run(data, tmp_path, cache).manifest["systems"][SYSTEM.name]["reused"] is True
+    monkeypatch.setattr(BM25Retriever, "version", "2")
     assert "reused" not in _run(data, tmp_path, cache).manifest["systems"][SYSTEM.name]
-
-
-def test_each_key_part_changes_the_results_key():
-    base = dict(dataset_fingerprint="d", chunker=SYSTEM.chunker, retriever="bm25")
-    key = identity.results_key(**base, measures=["nDCG@10"])
-    assert identity.results_key(**{**base, "dataset_fingerprint": "e"}, measures=["nDCG@10"]) != key
-    assert identity.results_key(**{**base, "chunker": "fixed_tokens(size=9,overlap=0)"}, measures=["nDCG@10"]) != key
-    assert identity.results_key(**{**base, "retriever": "bm25(k1=1.2)"}, measures=["nDCG@10"]) != key
-    assert identity.results_key(**base, measures=["R@100"]) != key
-    assert identity.results_key(**base, code=("studies.hybrid_rerank",), measures=["nDCG@10"]) != key
 
 
 def test_code_fingerprint_follows_every_source_file(tmp_path, monkeypatch):
@@ -259,42 +256,3 @@ def test_a_manifest_calls_a_tree_dirty_only_for_uncommitted_code(tmp_path):
     assert not git_commit(tmp_path).endswith("-dirty")
     (tmp_path / "src" / "a.py").write_text("x = 2\n")  # code changed: dirty
     assert git_commit(tmp_path).endswith("-dirty")
-
-
-NOT_IN_THE_KEY = {  # modules the engine imports whose edits cannot change a per-query value, and why
-    "distributed": "where a system is computed (Ray), not what",
-    "errors": "exception classes and their messages",
-    "evaluation.significance": "tests over the per-query tables, computed after them",
-    "experiments.manifest": "what is recorded about a run",
-    "files": "how a file is written (its mode), not what it holds",
-    "settings": "paths; the default tokenizer is written into every chunker spec, which is keyed",
-    "spec": "spec strings are keyed as written",
-    "types": "the dataclasses' fields, keyed through what fills them",
-}
-
-
-def test_every_module_the_engine_imports_is_in_the_key_or_says_why_not():
-    """ENGINE_CODE was narrowed to what a per-query value depends on (issue 35); a module newly
-    imported by the engine must join it or be listed here with a reason."""
-    import ast
-
-    root = cache_module.PACKAGE_ROOT
-
-    def source(module: str) -> Path:
-        path = root.joinpath(*module.split("."))
-        return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
-
-    def covered(module: str) -> bool:
-        return any(module == part or module.startswith(part + ".") for part in identity.ENGINE_CODE)
-
-    seen, todo = set(), ["experiments.engine", "experiments.scoring"]
-    while todo:
-        module = todo.pop()
-        if module in seen or not source(module).exists():
-            continue
-        seen.add(module)
-        for node in ast.walk(ast.parse(source(module).read_text())):
-            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
-                [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            todo += [name.removeprefix("grainlab.") for name in names if name.startswith("grainlab.")]
-    assert sorted(m for m in seen if not covered(m)) == sorted(NOT_IN_THE_KEY)

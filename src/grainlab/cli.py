@@ -139,6 +139,41 @@ def cmd_pack(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from tqdm.auto import tqdm
+
+    from grainlab.data import load_dataset
+    from grainlab.experiments.manifest import cpu_name
+    from grainlab.experiments.verify import verify
+
+    if args.queries < 1:
+        raise ConfigError(f"--queries must be at least 1, got {args.queries}")
+    results = Path(args.results) if args.results else settings.results_dir()
+    bar = tqdm(desc="verify", unit="system", leave=False)
+
+    def progress(what: str) -> None:
+        bar.set_postfix_str(what[-60:])
+        bar.update()
+
+    report = verify(results, partial(load_dataset, allow_download=False), only=args.only, queries=args.queries,
+                    seed=args.seed, retrievers=args.retriever, max_seconds=args.max_seconds, progress=progress)
+    bar.close()
+    for where, why in report.skipped:
+        print(f"not checked: {where}: {why}")
+    for damaged in report.damaged:
+        print(f"DAMAGED: {damaged}")
+    for d in report.differences:
+        print(f"DIFFERS: {d.experiment}: {d.system} [{d.stage}] query {d.qid} {d.measure}: stored {d.stored} "
+              f"recomputed {d.recomputed} — blame {d.blame}")
+    print(f"{report.reproduced} of {report.rows} sampled rows reproduced on this machine (CPU {cpu_name()}; "
+          f"{report.systems} systems, {report.seconds:.0f} s)")
+    if report.rows == 0:
+        raise ConfigError("nothing was verified: no stored table matched --only/--retriever, or none is here")
+    return 0 if report.ok else 1
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from grainlab.publish import write_report
 
@@ -280,6 +315,19 @@ def build_parser() -> argparse.ArgumentParser:
                         "every other unlisted file is kept and named; a manifest that proves nothing refuses")
     p.add_argument("--dry-run", action="store_true", help="with --prune: print what would be deleted, delete nothing")
     p.set_defaults(func=cmd_pack)
+
+    p = sub.add_parser("verify", parents=[common],
+                       help="recompute a seeded sample of the stored per-query rows from raw data and models and "
+                            "compare them with the stored ones (exit 1 when any differs)")
+    p.add_argument("--only", nargs="*", default=[], metavar="PREFIX",
+                   help="experiment folders under results/ to check (prefixes, e.g. chunk_size/full/scifact)")
+    p.add_argument("--queries", type=int, default=3, help="queries sampled per system (default 3)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--retriever", nargs="*", default=[], metavar="NAME",
+                   help="only systems whose retrievers are all of these kinds (e.g. bm25: no model loads)")
+    p.add_argument("--max-seconds", type=float, help="start no new experiment after this many seconds")
+    p.add_argument("--results", help="results folder (default $GRAINLAB_RESULTS or results/)")
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("report", parents=[common], help="one self-contained HTML report (and Markdown) from results/")
     p.add_argument("--profile", choices=["quick", "full"], default="full")

@@ -4,9 +4,8 @@ ordinary ``open()`` would give them.
 ``tempfile.mkstemp``/``mkdtemp`` create ``0600``/``0700`` entries whatever the umask, so a renamed
 temporary file would be readable by its owner only: colleagues on a shared results disk or a shared
 cache could not read it. Every writer here sets the mode ``open()`` would have set (``0666`` or
-``0777`` less the process umask). How a file is written is not what it holds: this module is not
-part of any cache key (``experiments.identity.ENGINE_CODE``), so fixing a writer never invalidates a
-stored table.
+``0777`` less the process umask). How a file is written is not what it holds: no results key names
+this module (``experiments.identity``), so fixing a writer never invalidates a stored table.
 """
 
 from __future__ import annotations

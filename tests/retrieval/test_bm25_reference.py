@@ -135,6 +135,9 @@ def test_japanese_bm25_names_its_language_and_dictionary(cache):
     assert retriever.record == {"language": "ja", "fugashi": metadata.version("fugashi"),
                                 "unidic-lite": metadata.version("unidic-lite")}
     assert get_retriever("bm25", cache=cache).spec == "bm25(k1=1.5,b=0.75,method=lucene)"
-    assert results_key("f", "none", "bm25(language=ja)") != results_key("f", "none", "bm25")
+    from grainlab.experiments import System
+
+    assert results_key("f", System("bm25(language=ja)", "none"), ["nDCG@10"], 10) != \
+        results_key("f", System("bm25", "none"), ["nDCG@10"], 10)
     with pytest.raises(Exception, match="language must be one of"):
         get_retriever("bm25(language=fr)", cache=cache)

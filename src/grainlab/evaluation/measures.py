@@ -12,6 +12,8 @@ import pandas as pd
 from grainlab.errors import ConfigError
 from grainlab.evaluation.registry import parse_grainlab_measure
 
+IR_MEASURES_VERSION = "1"  # how grainlab hands runs and qrels to ir-measures; bump when that changes a value
+
 Qrels = Mapping[str, Mapping[str, int]]
 
 

@@ -37,6 +37,8 @@ class Measure:
     """Parameters as ``(name, allowed values)``; the first value is the default."""
     cutoff: bool = True
     """Whether the measure reads the top ``k`` (``Name@k``) or the whole chunking (``Name``)."""
+    version: str = "1"
+    """Bump when the same ranking would score differently (a part of every results key using it)."""
 
     def at(self, k: int | None = None, **params: str) -> str:
         """The canonical name, e.g. ``AnswerRecall@5`` or ``SpanIoU(count=sum,unit=char)@5``

@@ -38,7 +38,7 @@ from grainlab.evaluation.measures import read_trec_run, write_trec_run
 from grainlab.evaluation.significance import compare_to_baseline
 from grainlab.evaluation.spans import boundary_retention, duplication_rate, fixed_window_count
 from grainlab.experiments.chunk_cache import chunk_corpus
-from grainlab.experiments.identity import model_revisions, results_key
+from grainlab.experiments.identity import results_key
 from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.scoring import MeasureSet, Scorer
 from grainlab.experiments.store import slug, stored_table, superseded_keys
@@ -203,10 +203,7 @@ class _SystemJob:
 
 def _system_key(system: System, fingerprint: str, measure_set: MeasureSet, depth: int) -> tuple[str, str]:
     """The stored table's content key and its readable file-name part."""
-    reranker = system.stages.reranker if system.stages else None
-    key = results_key(fingerprint, system.chunker, system.retrievers, system=system.name,
-                      measures=measure_set.names, depth=depth,
-                      reranker=model_revisions(f"rerank(model={reranker})") if reranker else None)
+    key = results_key(fingerprint, system, measure_set.names, depth)
     return key, f"{slug(system.retriever_column)[:48]}__{slug(system.chunker)[:64]}"
 
 

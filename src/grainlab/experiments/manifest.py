@@ -57,6 +57,17 @@ def git_commit(path: Path | None = None) -> str:
         return "unknown"
 
 
+def cpu_name() -> str:
+    """The processor's model name (``/proc/cpuinfo``), else ``platform.processor()``, else the machine type."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text("utf-8").splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def new_manifest(**parameters: Any) -> dict[str, Any]:
     return {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "parameters": parameters,
             "versions": package_versions(), "git_commit": git_commit(), "platform": platform.platform(),

@@ -45,6 +45,9 @@ from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.types import Chunk, Run
 
+SCORING_VERSION = "1"
+"""Bump when the same runs would give other per-query rows (gold spans, how a run is scored)."""
+
 _SPAN_SCORE = {SPAN_RECALL: "recall", SPAN_PRECISION: "precision", SPAN_IOU: "iou"}
 
 

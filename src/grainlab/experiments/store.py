@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import lzma
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from grainlab.cache import atomic_write_text, report_corrupt, sha256_bytes
+from grainlab.errors import GrainlabError
 
 TABLE_COLUMNS = ("qid", "measure", "value")  # every per-query table has at least these
 
@@ -46,6 +48,34 @@ def stored_table(folder: Path, key: str, readable: str,
     atomic_write_text(info_path, json.dumps({**info, "integrity": integrity, "identity": identity}, indent=1,
                                             default=str))
     return table, info
+
+
+class DamagedTable(GrainlabError):
+    """A stored table does not match the checksum its record holds."""
+
+
+def load_stored_table(folder: Path, key: str) -> pd.DataFrame | None:
+    """The table stored in ``folder`` under ``key`` — as itself or as its ``.xz`` copy — read
+    without changing anything; ``None`` when it is not there, :class:`DamagedTable` when it fails
+    the checksum in its record."""
+    records = sorted(folder.glob(f"*-{key[:12]}.json"))
+    if not records:
+        return None
+    table = records[0].with_suffix(".csv")
+    packed = table.with_name(table.name + ".xz")
+    if table.exists():
+        data = table.read_bytes()
+    elif packed.exists():
+        data = lzma.decompress(packed.read_bytes())
+    else:
+        return None
+    try:
+        expected = json.loads(records[0].read_text("utf-8"))["integrity"]["sha256"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise DamagedTable(f"{records[0]}: no readable integrity record ({type(exc).__name__})") from None
+    if sha256_bytes(data) != expected:
+        raise DamagedTable(f"{table}: fails the checksum in {records[0].name} (truncated or edited)")
+    return pd.read_csv(io.BytesIO(data), dtype={"qid": str})
 
 
 def superseded_keys(folder: Path, system: str, key: str) -> list[str]:

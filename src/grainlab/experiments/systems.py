@@ -151,6 +151,27 @@ class System:
         if self.stages is not None and self.parents:
             raise ConfigError(f"{self.display}: staged pipelines select parents themselves; drop parents=True")
 
+    @classmethod
+    def from_name(cls, name: str) -> System:
+        """The system whose canonical :attr:`name` is ``name`` (as a manifest records it)."""
+        parts = name.split("|")
+        if len(parts) < 3:
+            raise ConfigError(f"not a system name: {name!r}; expected 'retriever|chunker|aggregate[|parents][|stages(...)]'")
+        retrievers, chunker, aggregate, rest = parts[0].split(" + "), parts[1], parts[2], parts[3:]
+        stages = None
+        for part in rest:
+            if part.startswith("stages("):
+                _, params = parse_spec(part)
+                fusion = params.pop("fusion", "none")
+                stages = Stages(fusion=None if fusion == "none" else str(fusion), **params)  # type: ignore[arg-type]
+            elif part != "parents":
+                raise ConfigError(f"{name!r}: unknown part {part!r}")
+        system = cls(retrievers[0] if len(retrievers) == 1 else tuple(retrievers), chunker,
+                     None if aggregate == "units" else aggregate, parents="parents" in rest, stages=stages)
+        if system.name != name:
+            raise ConfigError(f"{name!r} is not canonical (it reads back as {system.name!r})")
+        return system
+
     @property
     def retrievers(self) -> tuple[str, ...]:
         return (self.retriever,) if isinstance(self.retriever, str) else self.retriever

@@ -14,6 +14,7 @@ from grainlab.models.encoders import onnx_session
 from grainlab.models.resolve import resolve_model
 
 CROSS_ENCODER_CODE_VERSION = code_fingerprint("models.cross_encoders")
+CROSS_ENCODER_VERSION = "1"  # bump when the same model would score pairs differently (results keys)
 
 
 class CrossEncoder:

@@ -20,6 +20,7 @@ from grainlab.errors import ConfigError
 from grainlab.models.resolve import ResolvedModel, resolve_model
 
 ENCODER_CODE_VERSION = code_fingerprint("models.encoders")
+ENCODER_VERSION = "1"  # bump when the same model and config would give other vectors (results keys)
 
 
 @dataclass(frozen=True)

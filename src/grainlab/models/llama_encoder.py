@@ -33,6 +33,7 @@ from grainlab.models.gguf import GGUFFile, gguf_file, gguf_model_id
 from grainlab.models.llama_runtime import default_threads, embedding_runtime
 
 LLAMA_ENCODER_CODE_VERSION = code_fingerprint("models.llama_encoder", "models.llama_runtime")
+LLAMA_ENCODER_VERSION = "1"  # bump when the same GGUF would give other vectors (results keys)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from grainlab.models.gguf import GGUFFile, gguf_file, gguf_model_id
 from grainlab.models.llama_encoder import GGUF_EMBEDDERS, LlamaEncoder, gguf_tokenizer
 
 NOMIC_TORCH_CODE_VERSION = code_fingerprint("models.nomic_torch")
+NOMIC_TORCH_VERSION = "1"  # bump when the same GGUF would give other vectors (results keys)
 ARCHITECTURE = "nomic-bert"
 
 

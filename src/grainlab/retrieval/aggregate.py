@@ -11,6 +11,7 @@ from grainlab.errors import ConfigError
 from grainlab.types import Chunk
 
 METHODS = ("max", "first", "mean")
+AGGREGATE_VERSION = "1"  # bump when the same units and method would rank documents differently
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -38,6 +39,8 @@ class Retriever(ABC):
     """Scores every indexed unit for each query; ``search`` ranks units or documents."""
 
     units: Sequence[Chunk]
+    version: ClassVar[str] = "1"
+    """Bump when the same parameters and units would score differently (a results-key part)."""
 
     @property
     @abstractmethod

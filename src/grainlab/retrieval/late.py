@@ -80,6 +80,8 @@ class LatePooler:
     windows when longer than the model), then every chunk's token span is mean-pooled; windows batched
     by length. It cuts nothing: the chunks come from a chunker."""
 
+    version = "1"  # bump when the same token states would pool into other chunk vectors (results keys)
+
     def __init__(self, encoder: Encoder, overlap: int = 256, window: int | None = None) -> None:
         self.encoder = encoder
         self.window = window or encoder.config.max_length

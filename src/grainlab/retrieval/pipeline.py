@@ -18,6 +18,7 @@ from grainlab.retrieval.rerank import Reranker
 from grainlab.types import Chunk
 
 Ranked = list[tuple[str, int, float]]  # (unit id, rank from 1, score)
+PIPELINE_VERSION = "1"  # bump when the same stages would fuse, rerank or select differently
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,207 @@
+"""``grainlab verify``: recompute a sample of stored per-query rows and compare them with the stored ones.
+
+A stored table is reused whenever its key matches (``experiments.identity``), and the key names
+components by their explicit versions, not their source. So a change to what a component computes
+that forgets its version bump would silently reuse stale rows; this module catches it the way
+Pyserini's reproduction pages check stored scores: it reloads each experiment's dataset, checks
+it is the data the manifest names (its fingerprint), draws a seeded random sample of queries,
+recomputes every system on them from raw data and models, and compares row for row. A row that
+differs while its key did not change is a defect (``VerifyReport.ok`` is false), never a warning;
+the report names the component to blame: the chunker when the units changed, the measure when
+only some measures moved, else the retriever (or the pipeline, for staged systems).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from grainlab.cache import ArtifactCache
+from grainlab.data.types import Dataset
+from grainlab.errors import GrainlabError
+from grainlab.experiments.engine import _Indexes, _system_table
+from grainlab.experiments.identity import key_parts, results_key
+from grainlab.experiments.scoring import MeasureSet, Scorer
+from grainlab.experiments.store import DamagedTable, load_stored_table
+from grainlab.experiments.systems import System
+
+TOLERANCE = 1e-6  # float32 encoders give the same rankings; their scores may differ below this
+ROW_KEYS = ["stage", "qid", "measure"]
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One sampled row whose recomputed value is not the stored one."""
+
+    experiment: str
+    system: str
+    stage: str
+    qid: str
+    measure: str
+    stored: float | None
+    recomputed: float | None
+    blame: str
+
+
+@dataclass
+class VerifyReport:
+    """What was sampled and recomputed, what differed, and what could not be checked (with why)."""
+
+    rows: int = 0
+    reproduced: int = 0
+    systems: int = 0
+    differences: list[Difference] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    damaged: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.differences and not self.damaged and self.rows > 0
+
+    def merge(self, other: VerifyReport) -> None:
+        self.rows += other.rows
+        self.reproduced += other.reproduced
+        self.systems += other.systems
+        self.differences += other.differences
+        self.skipped += other.skipped
+        self.damaged += other.damaged
+
+
+def experiment_manifests(results: Path, only: Iterable[str] = ()) -> list[Path]:
+    """Every experiment manifest under ``results`` (one listing systems), optionally only those
+    whose folder (relative to ``results``) starts with one of ``only``."""
+    found = []
+    for path in sorted(results.glob("**/manifest.json")):
+        relative = path.parent.relative_to(results).as_posix()
+        if only and not any(relative.startswith(prefix) for prefix in only):
+            continue
+        try:
+            systems = json.loads(path.read_text("utf-8")).get("systems")
+        except (OSError, ValueError):
+            continue
+        if isinstance(systems, dict) and systems and (path.parent / "per_query").is_dir():
+            found.append(path)
+    return found
+
+
+def _blame(system: System, parts: dict[str, Any], units_changed: bool, measures: set[str], all_measures: set[str]) -> str:
+    versions = parts["versions"]
+    if units_changed:
+        return f"chunker {versions['chunker']} ({system.chunker}): its units changed"
+    if measures and measures != all_measures:
+        return "measure " + ", ".join(f"{m} ({versions['measures'].get(m, '?')})" for m in sorted(measures))
+    if system.stages is not None:
+        return f"pipeline {versions.get('pipeline')} / retrievers {[r['versions']['retriever'] for r in parts['retrievers']]}"
+    names = [r["versions"]["retriever"] for r in parts["retrievers"]]
+    return f"retriever {', '.join(names)}" + (f" with aggregate {versions['aggregate']}" if "aggregate" in versions else "")
+
+
+def _compare(stored: pd.DataFrame, fresh: pd.DataFrame, tolerance: float) -> pd.DataFrame:
+    merged = stored[ROW_KEYS + ["value"]].merge(fresh[ROW_KEYS + ["value"]], on=ROW_KEYS, how="outer",
+                                                suffixes=("_stored", "_recomputed"))
+    a, b = merged["value_stored"], merged["value_recomputed"]
+    same = (a.isna() & b.isna()) | ((a - b).abs() <= tolerance)
+    return merged.assign(same=same)
+
+
+def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queries: int = 3, seed: int = 0,
+                      cache: ArtifactCache | None = None, retrievers: Iterable[str] = (),
+                      tolerance: float = TOLERANCE, progress: Callable[[str], None] | None = None) -> VerifyReport:
+    """Recompute ``queries`` sampled queries of every system an experiment stored (only systems
+    using one of ``retrievers``' names, when given) and compare each row with the stored one."""
+    report = VerifyReport()
+    name = manifest_path.parent.as_posix()
+    manifest = json.loads(manifest_path.read_text("utf-8"))
+    parameters = manifest["parameters"]
+    try:
+        dataset = load(parameters["dataset"])
+    except GrainlabError as exc:
+        report.skipped.append((name, f"dataset {parameters['dataset']!r} not loadable here: {exc}"))
+        return report
+    if dataset.fingerprint() != parameters["dataset_fingerprint"]:
+        report.skipped.append((name, f"the registry's {parameters['dataset']!r} is not the data this experiment ran "
+                                     "on (a study-built subset or derivation; its fingerprint differs)"))
+        return report
+    measures = list(parameters["measures"])
+    depth = int(parameters["depth"])
+    folder = manifest_path.parent / "per_query"
+    cache = cache or ArtifactCache()
+    indexes = _Indexes(cache)
+    rng = random.Random(f"{seed}:{name}")
+    for label, entry in manifest["systems"].items():
+        system = System.from_name(entry["name"])
+        if retrievers and not all(spec.split("(")[0] in retrievers for spec in system.retrievers):
+            continue
+        parts = key_parts(parameters["dataset_fingerprint"], system, measures, depth)
+        if results_key(parameters["dataset_fingerprint"], system, measures, depth) != entry["key"]:
+            report.skipped.append((f"{name}: {label}", "stored under a key the current code no longer computes "
+                                                       "(a version was bumped): the next run recomputes it"))
+            continue
+        try:
+            stored = load_stored_table(folder, entry["key"])
+        except DamagedTable as exc:
+            report.damaged.append(str(exc))
+            continue
+        if stored is None:
+            report.skipped.append((f"{name}: {label}", "its per-query table is not stored here"))
+            continue
+        qids = sorted(set(stored["qid"].astype(str)))
+        sample = sorted(rng.sample(qids, min(queries, len(qids))))
+        if progress:
+            progress(f"{name}: {label} ({len(sample)} queries)")
+        subset = dataset.subset(sample)
+        fresh, info, _ = _system_table(subset, system, Scorer(subset, MeasureSet.parse(measures)), depth, indexes,
+                                       parameters["dataset_fingerprint"])
+        compared = _compare(stored[stored["qid"].astype(str).isin(sample)].astype({"qid": str}),
+                            fresh.astype({"qid": str}), tolerance)
+        report.systems += 1
+        report.rows += len(compared)
+        report.reproduced += int(compared["same"].sum())
+        differing = compared[~compared["same"]]
+        if differing.empty:
+            continue
+        units_changed = any(entry.get(k) is not None and not _close(entry.get(k), info.get(k))
+                            for k in ("n_units", "mean_unit_tokens"))
+        blame = _blame(system, parts, units_changed, set(differing["measure"]), set(compared["measure"]))
+        report.differences += [Difference(name, label, row.stage, row.qid, row.measure, _number(row.value_stored),
+                                          _number(row.value_recomputed), blame)
+                               for row in differing.itertuples()]
+    return report
+
+
+def _close(a: Any, b: Any) -> bool:
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-9)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or (isinstance(value, float) and math.isnan(value)) else float(value)
+
+
+def verify(results: Path, load: Callable[[str], Dataset], only: Iterable[str] = (), queries: int = 3, seed: int = 0,
+           cache: ArtifactCache | None = None, retrievers: Iterable[str] = (), max_seconds: float | None = None,
+           progress: Callable[[str], None] | None = None) -> VerifyReport:
+    """:func:`verify_experiment` over every experiment under ``results`` (or ``only`` those),
+    stopping before a new experiment once ``max_seconds`` have passed (the rest listed as skipped)."""
+    report = VerifyReport()
+    start = time.perf_counter()
+    for manifest in experiment_manifests(results, only):
+        name = manifest.parent.as_posix()
+        if max_seconds is not None and time.perf_counter() - start > max_seconds:
+            report.skipped.append((name, f"not reached within --max-seconds {max_seconds:g}"))
+            continue
+        report.merge(verify_experiment(manifest, load, queries=queries, seed=seed, cache=cache,
+                                       retrievers=tuple(retrievers), progress=progress))
+    report.seconds = time.perf_counter() - start
+    return report
