@@ -324,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", type=int, default=3, help="queries sampled per system (default 3)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--retriever", nargs="*", default=[], metavar="NAME",
-                   help="only systems whose retrievers are all of these kinds (e.g. bm25: no model loads)")
+                   help="only systems whose retrievers (and reranker, named 'rerank') are all of these kinds "
+                        "(e.g. bm25: no model loads)")
     p.add_argument("--max-seconds", type=float, help="start no new experiment after this many seconds")
     p.add_argument("--results", help="results folder (default $GRAINLAB_RESULTS or results/)")
     p.set_defaults(func=cmd_verify)

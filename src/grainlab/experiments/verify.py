@@ -7,8 +7,9 @@ Pyserini's reproduction pages check stored scores: it reloads each experiment's 
 it is the data the manifest names (its fingerprint), draws a seeded random sample of queries,
 recomputes every system on them from raw data and models, and compares row for row. A row that
 differs while its key did not change is a defect (``VerifyReport.ok`` is false), never a warning;
-the report names the component to blame: the chunker when the units changed, the measure when
-only some measures moved, else the retriever (or the pipeline, for staged systems).
+the report names the component to blame: the chunker when the units changed; else, where the
+stored run is kept, the retriever (or pipeline) when the ranking changed and the measures when it
+did not; without a stored run, both candidates.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -27,11 +29,13 @@ import pandas as pd
 from grainlab.cache import ArtifactCache
 from grainlab.data.types import Dataset
 from grainlab.errors import GrainlabError
+from grainlab.evaluation.measures import read_trec_run
 from grainlab.experiments.engine import _Indexes, _system_table
 from grainlab.experiments.identity import key_parts, results_key
 from grainlab.experiments.scoring import MeasureSet, Scorer
 from grainlab.experiments.store import DamagedTable, load_stored_table
 from grainlab.experiments.systems import System
+from grainlab.types import Run
 
 TOLERANCE = 1e-6  # float32 encoders give the same rankings; their scores may differ below this
 ROW_KEYS = ["stage", "qid", "measure"]
@@ -93,16 +97,42 @@ def experiment_manifests(results: Path, only: Iterable[str] = ()) -> list[Path]:
     return found
 
 
-def _blame(system: System, parts: dict[str, Any], units_changed: bool, measures: set[str], all_measures: set[str]) -> str:
+def _blame(system: System, parts: dict[str, Any], units_changed: bool, ranking_changed: bool | None,
+           measures: set[str]) -> str:
+    """The component a difference points to: the chunker when the units changed; with the stored
+    run to compare, the ranking's components when it changed, else the measures that moved;
+    without one, both candidates."""
     versions = parts["versions"]
     if units_changed:
         return f"chunker {versions['chunker']} ({system.chunker}): its units changed"
-    if measures and measures != all_measures:
-        return "measure " + ", ".join(f"{m} ({versions['measures'].get(m, '?')})" for m in sorted(measures))
-    if system.stages is not None:
-        return f"pipeline {versions.get('pipeline')} / retrievers {[r['versions']['retriever'] for r in parts['retrievers']]}"
-    names = [r["versions"]["retriever"] for r in parts["retrievers"]]
-    return f"retriever {', '.join(names)}" + (f" with aggregate {versions['aggregate']}" if "aggregate" in versions else "")
+    names = ", ".join(r["versions"]["retriever"] for r in parts["retrievers"])
+    ranking = (f"pipeline {versions['pipeline']} over retriever {names}" if system.stages is not None
+               else f"retriever {names}" + (f" with aggregate {versions['aggregate']}" if "aggregate" in versions else ""))
+    measured = "measure " + ", ".join(f"{m} ({versions['measures'].get(m, '?')})" for m in sorted(measures))
+    if ranking_changed is None:
+        return f"{ranking} or {measured} (no stored run to tell which)"
+    return f"{ranking}: its ranking changed" if ranking_changed else f"{measured}: the ranking is the stored one"
+
+
+def _ranking_changed(folder: Path, key: str, runs: dict[str, Run], qids: list[str]) -> bool | None:
+    """Whether any stored run of this table ranks a sampled query differently; ``None`` when
+    no run was stored."""
+    stored_any = False
+    for stage, run in runs.items():
+        path = folder / f"{key[:12]}.{stage}.run"
+        if not path.exists():
+            continue
+        stored_any = True
+        before = read_trec_run(str(path), decode_ids=True)
+        if any([d for d, _ in before.get(q, [])] != [d for d, _ in run.get(q, [])] for q in qids):
+            return True
+    return False if stored_any else None
+
+
+def _component_kinds(system: System) -> list[str]:
+    """The kinds of model-using parts of a system: its retrievers' names, ``rerank`` for a reranker."""
+    kinds = [spec.split("(")[0] for spec in system.retrievers]
+    return kinds + (["rerank"] if system.stages is not None and system.stages.reranker else [])
 
 
 def _compare(stored: pd.DataFrame, fresh: pd.DataFrame, tolerance: float) -> pd.DataFrame:
@@ -125,7 +155,7 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
     try:
         dataset = load(parameters["dataset"])
     except GrainlabError as exc:
-        report.skipped.append((name, f"dataset {parameters['dataset']!r} not loadable here: {exc}"))
+        report.skipped.append((name, f"dataset {parameters['dataset']!r} not loadable here: {str(exc).split(';')[0]}"))
         return report
     if dataset.fingerprint() != parameters["dataset_fingerprint"]:
         report.skipped.append((name, f"the registry's {parameters['dataset']!r} is not the data this experiment ran "
@@ -139,7 +169,7 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
     rng = random.Random(f"{seed}:{name}")
     for label, entry in manifest["systems"].items():
         system = System.from_name(entry["name"])
-        if retrievers and not all(spec.split("(")[0] in retrievers for spec in system.retrievers):
+        if retrievers and not set(_component_kinds(system)) <= set(retrievers):
             continue
         parts = key_parts(parameters["dataset_fingerprint"], system, measures, depth)
         if results_key(parameters["dataset_fingerprint"], system, measures, depth) != entry["key"]:
@@ -159,7 +189,7 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
         if progress:
             progress(f"{name}: {label} ({len(sample)} queries)")
         subset = dataset.subset(sample)
-        fresh, info, _ = _system_table(subset, system, Scorer(subset, MeasureSet.parse(measures)), depth, indexes,
+        fresh, info, runs = _system_table(subset, system, Scorer(subset, MeasureSet.parse(measures)), depth, indexes,
                                        parameters["dataset_fingerprint"])
         compared = _compare(stored[stored["qid"].astype(str).isin(sample)].astype({"qid": str}),
                             fresh.astype({"qid": str}), tolerance)
@@ -171,7 +201,8 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
             continue
         units_changed = any(entry.get(k) is not None and not _close(entry.get(k), info.get(k))
                             for k in ("n_units", "mean_unit_tokens"))
-        blame = _blame(system, parts, units_changed, set(differing["measure"]), set(compared["measure"]))
+        blame = _blame(system, parts, units_changed, _ranking_changed(folder, entry["key"], runs, sample),
+                       set(differing["measure"]))
         report.differences += [Difference(name, label, row.stage, row.qid, row.measure, _number(row.value_stored),
                                           _number(row.value_recomputed), blame)
                                for row in differing.itertuples()]
@@ -193,9 +224,21 @@ def verify(results: Path, load: Callable[[str], Dataset], only: Iterable[str] = 
            cache: ArtifactCache | None = None, retrievers: Iterable[str] = (), max_seconds: float | None = None,
            progress: Callable[[str], None] | None = None) -> VerifyReport:
     """:func:`verify_experiment` over every experiment under ``results`` (or ``only`` those),
-    stopping before a new experiment once ``max_seconds`` have passed (the rest listed as skipped)."""
+    stopping before a new experiment once ``max_seconds`` have passed (the rest listed as skipped).
+    Without a ``cache`` every chunk list, index and embedding is recomputed in an empty one that is
+    removed afterwards, so nothing a cached artefact holds is taken on trust."""
     report = VerifyReport()
     start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="grainlab-verify-") as scratch:
+        _verify_all(report, results, load, only, queries, seed, cache or ArtifactCache(Path(scratch)), retrievers,
+                    max_seconds, progress, start)
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+def _verify_all(report: VerifyReport, results: Path, load: Callable[[str], Dataset], only: Iterable[str], queries: int,
+                seed: int, cache: ArtifactCache, retrievers: Iterable[str], max_seconds: float | None,
+                progress: Callable[[str], None] | None, start: float) -> None:
     for manifest in experiment_manifests(results, only):
         name = manifest.parent.as_posix()
         if max_seconds is not None and time.perf_counter() - start > max_seconds:
@@ -203,5 +246,3 @@ def verify(results: Path, load: Callable[[str], Dataset], only: Iterable[str] = 
             continue
         report.merge(verify_experiment(manifest, load, queries=queries, seed=seed, cache=cache,
                                        retrievers=tuple(retrievers), progress=progress))
-    report.seconds = time.perf_counter() - start
-    return report
