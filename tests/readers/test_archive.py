@@ -75,3 +75,35 @@ def test_notebooks_point_readers_at_their_results_folder(tmp_path, monkeypatch):
     reader = CountingReader(ArtifactCache(tmp_path / "cache"))
     reader.generate(["q"], progress=False)
     assert (setup.results / "generations.jsonl").exists()
+
+
+def test_a_generation_archived_under_its_source_fingerprint_key_is_reused_and_rekeyed(tmp_path):
+    """Readers were keyed by their source's fingerprint until 31f5994; an archived generation made
+    by that code (its key: the same identity with ``code`` instead of ``version``) is reused and
+    stored under its new key, not generated again; a bumped version or another fingerprint is not."""
+    from grainlab.cache import content_key
+    from tests.scripted_reader import ScriptedReader
+
+    class VersionedReader(ScriptedReader):
+        legacy_code = "c1045bb9de46bda9"
+        version = "1"
+
+        @property
+        def identity(self):
+            return {**super().identity, "version": self.version}
+
+    archive = GenerationArchive(tmp_path / "generations.jsonl")
+    old_identity = {"scripted": "test/scripted", "max_new_tokens": 32, "code": "c1045bb9de46bda9"}
+    archive.append(content_key(kind="generation", reader=old_identity, prompt="q1"),
+                   {"text": "archived", "prompt_tokens": 10, "new_tokens": 2, "seconds": 0.1, "constrained": False})
+    reader = VersionedReader(lambda p: "generated")
+    reader.archive = archive
+    assert [g.text for g in reader.generate(["q1", "q2"], progress=False)] == ["archived", "generated"]
+    assert reader.prompts == ["q2"]
+    assert GenerationArchive(archive.path).get(reader._key("q1")) is not None  # re-keyed in the archive
+    bumped = VersionedReader(lambda p: "regenerated")
+    bumped.version, bumped.archive = "2", GenerationArchive(archive.path)
+    assert bumped._legacy_key("q1") is None
+    other = VersionedReader(lambda p: "regenerated")
+    other.legacy_code, other.archive = "0" * 16, GenerationArchive(tmp_path / "empty.jsonl")
+    assert other.generate(["q1"], progress=False)[0].text == "regenerated"

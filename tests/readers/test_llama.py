@@ -216,3 +216,15 @@ def test_qwen_resolves_offline_to_its_checked_gguf():
         pytest.skip("resolved from the hub")
     assert resolved.backend == "gguf" and resolved.revision == f"sha256:{gguf_module.GGUF_SOURCES[QWEN].sha256}"
     assert (resolved.path / gguf_module.GGUF_SOURCES[QWEN].filename).stat().st_size == 491_400_064
+
+
+@pytest.mark.slow
+def test_the_legacy_key_is_the_key_31f5994_gave_the_same_request():
+    """The committed generation archives were keyed at 31f5994 by the readers' source fingerprint;
+    that commit computed this key for a 128-token Qwen2.5-Coder-0.5B request of "probe" (run there
+    with the same reader), so an archived generation is found again under it."""
+    from grainlab.readers.llama import LlamaCppReader
+
+    reader = LlamaCppReader("Qwen/Qwen2.5-Coder-0.5B-Instruct", max_new_tokens=128)
+    assert reader._legacy_key("probe") == "6a01484de1b317b6f6ea17f3204008a4bacf201f73b5207e242460fd695456eb"
+    assert reader._key("probe") != reader._legacy_key("probe")

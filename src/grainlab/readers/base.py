@@ -49,6 +49,10 @@ class Reader(ABC):
     supports_grammar: bool = False
     sort_by_length: bool = True  # batch similar lengths together (padding); False keeps prompt order
     archive: GenerationArchive | None = None  # generations kept with a study's results (``readers.archive``)
+    legacy_code: str | None = None
+    """The source fingerprint generations were keyed by before readers carried explicit versions
+    (at 31f5994): a generation stored under the key this reader's identity had then is reused and
+    re-keyed, since exactly that code made it (see :meth:`_legacy_key`)."""
     _cache: ArtifactCache
 
     @property
@@ -86,6 +90,38 @@ class Reader(ABC):
         return content_key(kind="generation", reader=self.identity, prompt=prompt,
                            **({"grammar": grammar} if grammar else {}))
 
+    def _legacy_key(self, prompt: Prompt, grammar: str | None = None) -> str | None:
+        """The key this request had when readers were keyed by their source fingerprint: the same
+        identity with ``code`` (:attr:`legacy_code`) in place of ``version``; ``None`` when the
+        reader's version has been bumped since (its old generations are then stale)."""
+        identity = dict(self.identity)
+        if self.legacy_code is None or identity.pop("version", None) != "1":
+            return None
+        return content_key(kind="generation", reader={**identity, "code": self.legacy_code}, prompt=prompt,
+                           **({"grammar": grammar} if grammar else {}))
+
+    def _lookup(self, prompt: Prompt, grammar: str | None, archive: GenerationArchive | None) -> dict | None:
+        """A stored generation for this request: from the cache or the archive under its key, else
+        under its legacy key (then stored under its key in both)."""
+        key = self._key(prompt, grammar)
+        hit = self._cache.load_json("generations", key)
+        if hit is None and archive is not None:
+            hit = archive.get(key)
+            if hit is not None:  # made in an earlier session, maybe on another machine
+                self._cache.save_json("generations", key, hit)
+        elif hit is not None and archive is not None:
+            archive.append(key, hit)  # made earlier on this machine: the archive must hold it too
+        legacy = self._legacy_key(prompt, grammar) if hit is None else None
+        if legacy is not None:
+            hit = self._cache.load_json("generations", legacy)
+            if hit is None and archive is not None:
+                hit = archive.get(legacy)
+            if hit is not None:
+                self._cache.save_json("generations", key, hit)
+                if archive is not None:
+                    archive.append(key, hit)
+        return hit
+
     def generate(self, prompts: Sequence[Prompt], progress: bool = True, grammar: str | None = None) -> list[Generation]:
         """One generation per prompt, from the cache (or the reader's ``archive``) where possible;
         each batch is saved when done (and appended to the archive).
@@ -99,14 +135,7 @@ class Reader(ABC):
         todo = []
         archive = self.archive if self.archive is not None else archive_from_environment()
         for i, prompt in enumerate(prompts):
-            key = self._key(prompt, grammar)
-            hit = self._cache.load_json("generations", key)
-            if hit is None and archive is not None:
-                hit = archive.get(key)
-                if hit is not None:  # made in an earlier session, maybe on another machine
-                    self._cache.save_json("generations", key, hit)
-            elif hit is not None and archive is not None:
-                archive.append(key, hit)  # made earlier on this machine: the archive must hold it too
+            hit = self._lookup(prompt, grammar, archive)
             if hit is not None:
                 logprobs = hit.pop("token_logprobs", None)
                 out[i] = Generation(**{**hit, "cached": True,

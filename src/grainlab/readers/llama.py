@@ -19,12 +19,13 @@ import os
 from typing import Any
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, code_fingerprint
+from grainlab.cache import ArtifactCache
 from grainlab.errors import ConfigError, ModelNotAvailable
 from grainlab.models.gguf import GGUFFile, gguf_file
 from grainlab.readers.base import Generation, Prompt, Reader
 
-LLAMA_CODE_VERSION = code_fingerprint("readers.base", "readers.llama")
+LLAMA_READER_VERSION = "1"  # bump when the same file, settings and prompt would generate otherwise
+LLAMA_LEGACY_CODE = "c1045bb9de46bda9"  # code_fingerprint("readers.base", "readers.llama") at 31f5994
 THREADS_ENV = "GRAINLAB_LLAMA_THREADS"
 DEFAULT_CONTEXT = 8192
 
@@ -89,6 +90,8 @@ class LlamaCppReader(Reader):
     It runs on the CPU unless ``device="cuda"`` is given, which offloads every layer (that needs a
     CUDA build of xllamacpp; ``get_reader(backend="auto")`` takes transformers on CUDA instead)."""
 
+    legacy_code = LLAMA_LEGACY_CODE
+
     supports_grammar = True
     sort_by_length = False  # keep the caller's order: consecutive prompts share prefixes
 
@@ -123,7 +126,7 @@ class LlamaCppReader(Reader):
         return {"model_id": self.file.model_id, "file_sha256": self.file.sha256, "backend": self.backend,
                 "runtime": f"xllamacpp=={self.server.version}", "chat_template": self.chat_template,
                 "max_new_tokens": self.max_new_tokens, "greedy": True, "stop_at_newline": self.stop_at_newline,
-                "code": LLAMA_CODE_VERSION, **({"stop_chars": self.stop_chars} if self.stop_chars else {}),
+                "version": LLAMA_READER_VERSION, **({"stop_chars": self.stop_chars} if self.stop_chars else {}),
                 **({"response_prefix": self.response_prefix} if self.response_prefix else {}),
                 **({"logprobs": True} if self.logprobs else {})}
 

@@ -13,12 +13,13 @@ import time
 from pathlib import Path
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, atomic_write_dir, code_fingerprint
+from grainlab.cache import ArtifactCache, atomic_write_dir
 from grainlab.errors import ConfigError
 from grainlab.models.resolve import ResolvedModel, resolve_model
 from grainlab.readers.base import Generation, Prompt, Reader
 
-READER_CODE_VERSION = code_fingerprint("readers.base", "readers.llm")
+READER_VERSION = "1"  # bump when the same model, settings and prompt would generate otherwise
+READER_LEGACY_CODE = "f11a8da2a725effe"  # code_fingerprint("readers.base", "readers.llm") at 31f5994
 
 
 def hf_folder(resolved: ResolvedModel) -> Path:
@@ -60,6 +61,8 @@ class CausalLMReader(Reader):
     propositionizer), which reads the prompt as its input — greedy, at most ``max_new_tokens`` (stopping at the first
     newline when ``stop_at_newline``: the paper's metric reads only the first line anyway — or at a
     token holding one of ``stop_chars``, e.g. ``"]"`` to end a JSON list)."""
+
+    legacy_code = READER_LEGACY_CODE
 
     def __init__(self, model_id: str = "HuggingFaceTB/SmolLM2-135M-Instruct", max_new_tokens: int = 100,
                  batch_size: int = 4, device: str | None = None, chat_template: bool | None = None,
@@ -104,7 +107,7 @@ class CausalLMReader(Reader):
     def identity(self) -> dict[str, object]:
         return {"model_id": self.model_id, "revision": self.resolved.revision, "chat_template": self.chat_template,
                 "max_new_tokens": self.max_new_tokens, "greedy": True, "stop_at_newline": self.stop_at_newline,
-                "dtype": str(self.model.dtype), "code": READER_CODE_VERSION,
+                "dtype": str(self.model.dtype), "version": READER_VERSION,
                 **({"stop_chars": self.stop_chars} if self.stop_chars else {}),
                 **({"response_prefix": self.response_prefix} if self.response_prefix else {})}
 
