@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SHARED_MIRROR := $(abspath $(CURDIR)/../shared/data)
 export GRAINLAB_MIRROR ?= $(if $(wildcard $(SHARED_MIRROR)),$(SHARED_MIRROR),)
 
-.PHONY: help setup models-large test test-fast test-long reproduce reproduce-full figures bench lab lint clean-results
+.PHONY: help setup models-large test test-fast test-long reproduce reproduce-quick reproduce-full figures bench lab lint clean-results
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
@@ -27,7 +27,10 @@ test-fast: setup  ## unit tests only: no mirror-sized data, no notebooks
 test-long: setup  ## the dense SciFact gates kept out of CI: nomic-embed-text-v1.5 (over an hour cold), bge-small (~6 min), MiniLM (~5.5 min); nomic's 50-abstract pooling check; the ranx fusion comparison
 	$(PY) -m pytest -q -p no:cacheprovider -m long
 
-reproduce: setup  ## the main job: every notebook with its default (quick) profile
+reproduce: setup  ## the main job: the committed results replayed — a sampled recompute (grainlab verify), the report, each paper's verdicts
+	$(VENV)/bin/grainlab reproduce --stored
+
+reproduce-quick: setup  ## every notebook with its quick profile (development, smoke runs)
 	$(VENV)/bin/grainlab reproduce --profile quick
 
 reproduce-full: setup  ## every notebook with the full profile (hours on 2 CPU cores)

@@ -102,12 +102,40 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from grainlab.distributed import RAY_ENV
     from grainlab.reproduce import parse_parameters, reproduce
 
+    if args.stored:
+        return _replay()
+
     if args.ray:
         os.environ[RAY_ENV] = args.ray  # the notebook kernels inherit it
     summary = reproduce(profile=args.profile, only=args.only, mirror=args.mirror,
                         parameters=parse_parameters(args.param), allow_dirty=args.allow_dirty)
     print(f"summary written to {summary}")
     return 0
+
+
+def _replay() -> int:
+    from tqdm.auto import tqdm
+
+    from grainlab.replay import replay
+
+    bar = tqdm(desc="verifying a sample of the stored rows", unit="system")
+
+    def progress(what: str) -> None:
+        bar.set_postfix_str(what[-50:])
+        bar.update()
+
+    done = replay(progress=progress)
+    bar.close()
+    for where, why in done.verified.skipped:
+        print(f"not checked: {where}: {why}")
+    for d in done.verified.differences:
+        print(f"DIFFERS: {d.experiment}: {d.system} [{d.stage}] query {d.qid} {d.measure}: stored {d.stored} "
+              f"recomputed {d.recomputed} — blame {d.blame}")
+    print(f"report written to {done.report}")
+    for line in done.headlines:
+        print(line)
+    print(done.verify_line)
+    return 0 if done.verified.ok else 1
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
@@ -158,7 +186,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         bar.update()
 
     report = verify(results, partial(load_dataset, allow_download=False), only=args.only, queries=args.queries,
-                    seed=args.seed, retrievers=args.retriever, max_seconds=args.max_seconds, progress=progress)
+                    seed=args.seed, retrievers=args.retriever, max_seconds=args.max_seconds, progress=progress,
+                    systems=args.systems)
     bar.close()
     for where, why in report.skipped:
         print(f"not checked: {where}: {why}")
@@ -299,6 +328,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ray", nargs="?", const="auto", metavar="ADDRESS",
                    help="encode corpora and run each experiment's systems on Ray: no ADDRESS uses $RAY_ADDRESS or "
                         "starts a local cluster, 'local' always starts one (sets $GRAINLAB_RAY for the notebooks)")
+    p.add_argument("--stored", action="store_true",
+                   help="the main job: no notebook runs; restore the committed full-profile tables, recompute a "
+                        "seeded sample of their rows (grainlab verify), rebuild the report, print each paper's "
+                        "verdicts and how many sampled rows reproduced on this machine")
     p.add_argument("--allow-dirty", action="store_true",
                    help="run the full profile although the code has uncommitted changes (refused otherwise: "
                         "committed results must come from committed code)")
@@ -326,6 +359,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retriever", nargs="*", default=[], metavar="NAME",
                    help="only systems whose retrievers (and reranker, named 'rerank') are all of these kinds "
                         "(e.g. bm25: no model loads)")
+    p.add_argument("--systems", type=int, help="systems drawn at random per experiment (default: all)")
     p.add_argument("--max-seconds", type=float, help="start no new experiment after this many seconds")
     p.add_argument("--results", help="results folder (default $GRAINLAB_RESULTS or results/)")
     p.set_defaults(func=cmd_verify)

@@ -78,6 +78,7 @@ class VerifyReport:
         self.differences += other.differences
         self.skipped += other.skipped
         self.damaged += other.damaged
+        self.seconds += other.seconds
 
 
 def experiment_manifests(results: Path, only: Iterable[str] = ()) -> list[Path]:
@@ -145,9 +146,11 @@ def _compare(stored: pd.DataFrame, fresh: pd.DataFrame, tolerance: float) -> pd.
 
 def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queries: int = 3, seed: int = 0,
                       cache: ArtifactCache | None = None, retrievers: Iterable[str] = (),
-                      tolerance: float = TOLERANCE, progress: Callable[[str], None] | None = None) -> VerifyReport:
+                      tolerance: float = TOLERANCE, progress: Callable[[str], None] | None = None,
+                      systems: int | None = None) -> VerifyReport:
     """Recompute ``queries`` sampled queries of every system an experiment stored (only systems
-    using one of ``retrievers``' names, when given) and compare each row with the stored one."""
+    using one of ``retrievers``' names, when given; ``systems`` of them drawn at random, when given)
+    and compare each row with the stored one."""
     report = VerifyReport()
     name = manifest_path.parent.as_posix()
     manifest = json.loads(manifest_path.read_text("utf-8"))
@@ -167,10 +170,12 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
     cache = cache or ArtifactCache()
     indexes = _Indexes(cache)
     rng = random.Random(f"{seed}:{name}")
-    for label, entry in manifest["systems"].items():
+    chosen = [(label, entry) for label, entry in manifest["systems"].items()
+              if not retrievers or set(_component_kinds(System.from_name(entry["name"]))) <= set(retrievers)]
+    if systems is not None and len(chosen) > systems:
+        chosen = [chosen[i] for i in sorted(rng.sample(range(len(chosen)), systems))]
+    for label, entry in chosen:
         system = System.from_name(entry["name"])
-        if retrievers and not set(_component_kinds(system)) <= set(retrievers):
-            continue
         parts = key_parts(parameters["dataset_fingerprint"], system, measures, depth)
         if results_key(parameters["dataset_fingerprint"], system, measures, depth) != entry["key"]:
             report.skipped.append((f"{name}: {label}", "stored under a key the current code no longer computes "
@@ -222,7 +227,7 @@ def _number(value: Any) -> float | None:
 
 def verify(results: Path, load: Callable[[str], Dataset], only: Iterable[str] = (), queries: int = 3, seed: int = 0,
            cache: ArtifactCache | None = None, retrievers: Iterable[str] = (), max_seconds: float | None = None,
-           progress: Callable[[str], None] | None = None) -> VerifyReport:
+           progress: Callable[[str], None] | None = None, systems: int | None = None) -> VerifyReport:
     """:func:`verify_experiment` over every experiment under ``results`` (or ``only`` those),
     stopping before a new experiment once ``max_seconds`` have passed (the rest listed as skipped).
     Without a ``cache`` every chunk list, index and embedding is recomputed in an empty one that is
@@ -231,18 +236,18 @@ def verify(results: Path, load: Callable[[str], Dataset], only: Iterable[str] = 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="grainlab-verify-") as scratch:
         _verify_all(report, results, load, only, queries, seed, cache or ArtifactCache(Path(scratch)), retrievers,
-                    max_seconds, progress, start)
+                    max_seconds, progress, start, systems)
     report.seconds = time.perf_counter() - start
     return report
 
 
 def _verify_all(report: VerifyReport, results: Path, load: Callable[[str], Dataset], only: Iterable[str], queries: int,
                 seed: int, cache: ArtifactCache, retrievers: Iterable[str], max_seconds: float | None,
-                progress: Callable[[str], None] | None, start: float) -> None:
+                progress: Callable[[str], None] | None, start: float, systems: int | None) -> None:
     for manifest in experiment_manifests(results, only):
         name = manifest.parent.as_posix()
         if max_seconds is not None and time.perf_counter() - start > max_seconds:
             report.skipped.append((name, f"not reached within --max-seconds {max_seconds:g}"))
             continue
         report.merge(verify_experiment(manifest, load, queries=queries, seed=seed, cache=cache,
-                                       retrievers=tuple(retrievers), progress=progress))
+                                       retrievers=tuple(retrievers), progress=progress, systems=systems))

@@ -1,0 +1,69 @@
+"""The main job: the committed full-profile results, replayed and checked on this machine.
+
+``make reproduce`` runs :func:`replay`: it restores the packed per-query tables, recomputes a
+seeded sample of their rows from the raw data and models (``grainlab verify``: every BM25 system
+of every experiment whose data the registry rebuilds, plus a dense system drawn at random), rebuilds
+the report from the stored tables, and ends with one line per paper (its claims' verdicts) and
+one line saying how many sampled rows reproduced on this CPU. No notebook runs; the quick profile
+(``grainlab reproduce --profile quick``) is for development and CI smoke runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+
+from grainlab import settings
+from grainlab.data import load_dataset
+from grainlab.experiments.manifest import cpu_name
+from grainlab.experiments.verify import VerifyReport, verify
+from grainlab.publish import study_sections, study_summaries, write_report
+from grainlab.transport import unpack_archives, unpack_tables
+
+DENSE_SAMPLE = ("chunk_size/full/covid_qa_stitched",)
+"""Where the dense sample is drawn: Bhat et al.'s stitched COVID-QA (33 documents), whose
+whole corpus one small encoder embeds in about two minutes on two cores."""
+
+
+@dataclass
+class Replay:
+    """What the main job found: the sampled recompute, the report written, one line per paper."""
+
+    verified: VerifyReport
+    report: Path
+    headlines: list[str] = field(default_factory=list)
+
+    @property
+    def verify_line(self) -> str:
+        return (f"{self.verified.reproduced} of {self.verified.rows} sampled rows reproduced on this machine "
+                f"(CPU {cpu_name()}; {self.verified.systems} systems recomputed in {self.verified.seconds:.0f} s)")
+
+
+def headlines(results: Path) -> list[str]:
+    """One line per paper with tested claims: its title (from its paper-vs-ours table) and the
+    verdicts of its claims, read from the committed tables."""
+    sections = {s.notebook: s for s in study_sections("full", results)}
+    lines = []
+    for row in study_summaries(list(sections.values())).to_dict("records"):
+        section = sections[row["study"]]
+        title = section.report.title if section.report is not None else row["study"]
+        lines.append(f"{title}: {row['reproduced']} reproduced, {row['not reproduced']} not reproduced, "
+                     f"{row['inconclusive']} inconclusive, {row['untestable']} untestable of {row['claims']} claims")
+    return lines
+
+
+def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1,
+           progress: Callable[[str], None] | None = None) -> Replay:
+    """Restore, verify a sample, rebuild the report; see the module docstring."""
+    results = results or settings.results_dir()
+    unpack_tables(results)
+    unpack_archives(results)
+    load = partial(load_dataset, allow_download=False)
+    checked = verify(results, load, retrievers=("bm25",), queries=queries, progress=progress)
+    if dense_systems:
+        checked.merge(verify(results, load, only=DENSE_SAMPLE, retrievers=("dense",), systems=dense_systems,
+                             queries=queries, progress=progress))
+    html, _ = write_report("full", results=results)
+    return Replay(checked, html, headlines(results))
