@@ -135,6 +135,9 @@ def _replay() -> int:
     for line in done.headlines:
         print(line)
     print(done.verify_line)
+    if done.verified.rows == 0:
+        raise ConfigError("no stored row could be recomputed here: the datasets are read from the mirror "
+                          f"(set {settings.MIRROR_ENV}=/path/to/data or pass --mirror) or downloaded when online")
     return 0 if done.verified.ok else 1
 
 

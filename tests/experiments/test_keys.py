@@ -282,3 +282,30 @@ def test_a_system_name_reads_back_as_the_same_system():
     with pytest.raises(ConfigError, match="not a system name"):
         System.from_name("bm25")
     assert parse_spec  # the spec grammar is shared with the manifests' names
+
+
+def test_every_bm25_parameter_changes_its_index_key():
+    """The BM25 index cache is keyed by every parameter that shapes the index (generated from the
+    retriever's fields, so a new one is covered); ``language`` switches the analyzer."""
+    from grainlab.chunking.base import make_chunk
+    from grainlab.retrieval import get_retriever
+
+    units = [make_chunk(Document("d", "alpha beta gamma"), 0, 0, 16, 0)]
+    base = get_retriever("bm25").index_key(units)
+    _, defaults = retriever_parameters("bm25")
+    choices = {"method": "robertson", "stemmer": "german", "stopwords": "de", "language": "ja"}
+    for field, value in defaults.items():
+        alternative = choices.get(field, _alternatives(value)[0])
+        assert get_retriever(format_spec("bm25", {field: alternative})).index_key(units) != base, field
+    other = [make_chunk(Document("d", "alpha beta delta"), 0, 0, 16, 0)]
+    assert get_retriever("bm25").index_key(other) != base
+
+
+def test_a_citation_id_names_the_splitter_version_the_headings_and_the_text():
+    from grainlab.chunking.citations import citation_id
+
+    base = citation_id("doc@1", "fixed_tokens/1", ["Intro"], "some text")
+    assert citation_id("doc@1", "fixed_tokens/2", ["Intro"], "some text") != base
+    assert citation_id("doc@1", "fixed_tokens/1", ["Usage"], "some text") != base
+    assert citation_id("doc@1", "fixed_tokens/1", ["Intro"], "some text!") != base
+    assert citation_id("doc@2", "fixed_tokens/1", ["Intro"], "some text").startswith("doc@2#")

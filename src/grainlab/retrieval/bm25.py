@@ -88,17 +88,23 @@ class BM25Retriever(Retriever):
         return bm25s.tokenize(texts, stopwords=self.stopwords, stemmer=_stemmer(self.stemmer),
                               return_ids=False, show_progress=False)
 
+    def index_key(self, units: Sequence[Chunk]) -> str:
+        """The cache key of the index over ``units``: their ids and texts, every parameter that
+        changes the index, the analyzer and bm25s' version, and this module's source."""
+        import bm25s
+
+        return content_key(kind="bm25", units=hash_texts((u.chunk_id, u.index_text) for u in units),
+                           k1=self.k1, b=self.b, method=self.method, stemmer=self.stemmer,
+                           stopwords=self.stopwords, code=BM25_CODE_VERSION, bm25s=bm25s.__version__,
+                           **({"language": self.language, "analyzer": analyzer_versions(self.language)}
+                              if self.language != "en" else {}))
+
     def index(self, units: Sequence[Chunk], documents: Mapping[str, Document] | None = None) -> BM25Retriever:
         import bm25s
 
         self.units = units
         texts = [u.index_text for u in units]
-        key = content_key(kind="bm25", units=hash_texts((u.chunk_id, u.index_text) for u in units),
-                          k1=self.k1, b=self.b, method=self.method, stemmer=self.stemmer,
-                          stopwords=self.stopwords, code=BM25_CODE_VERSION, bm25s=bm25s.__version__,
-                          **({"language": self.language, "analyzer": analyzer_versions(self.language)}
-                             if self.language != "en" else {}))
-        folder = (self.cache or ArtifactCache()).path("bm25", key, "")
+        folder = (self.cache or ArtifactCache()).path("bm25", self.index_key(units), "")
         if folder.exists() and verify_dir_checksums(folder):
             self._model = bm25s.BM25.load(str(folder))
             return self
