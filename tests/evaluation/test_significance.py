@@ -98,3 +98,22 @@ def test_a_single_cluster_cannot_be_tested():
     one = np.array(["doc"] * 4)
     assert cluster_randomization_test(a, b, one, 1000) == 1.0
     assert cluster_bootstrap_ci(a - b, one, n_resamples=1000) == (0.5, 0.5)
+
+
+def test_the_cluster_bootstrap_weights_clusters_by_their_size():
+    """With unequal clusters the interval is around the mean over questions (Σ sums / Σ sizes),
+    not the mean of cluster means; a hand-written resampling loop is the reference."""
+    from grainlab.evaluation.significance import cluster_bootstrap_ci
+
+    differences = np.array([1.0] * 10 + [0.0] * 5 + [0.5, 0.5])
+    clusters = np.array(["big"] * 10 + ["a", "b", "c", "d", "e"] + ["f", "f"])
+    low, high = cluster_bootstrap_ci(differences, clusters, n_resamples=4000, seed=1)
+    rng = np.random.default_rng(7)
+    labels = np.unique(clusters)
+    sums = np.array([differences[clusters == c].sum() for c in labels])
+    sizes = np.array([(clusters == c).sum() for c in labels])
+    draws = rng.integers(0, labels.size, size=(4000, labels.size))
+    means = sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)
+    ref_low, ref_high = np.percentile(means, [2.5, 97.5])
+    assert low == pytest.approx(ref_low, abs=0.04) and high == pytest.approx(ref_high, abs=0.04)
+    assert low < differences.mean() < high  # 11/17 = 0.647; the mean of cluster means is 0.25

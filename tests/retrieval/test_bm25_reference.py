@@ -141,3 +141,13 @@ def test_japanese_bm25_names_its_language_and_dictionary(cache):
         results_key("f", System("bm25", "none"), ["nDCG@10"], 10)
     with pytest.raises(Exception, match="language must be one of"):
         get_retriever("bm25(language=fr)", cache=cache)
+
+
+def test_the_japanese_analyzer_keeps_content_morphemes_and_drops_particles_and_auxiliaries():
+    """UniDic parts of speech: 助詞 (particles: は, を, に) and 助動詞 (auxiliary verbs: ます, た,
+    です) carry no topic and are dropped, as are punctuation and spaces; nouns and verb stems stay."""
+    from grainlab.retrieval.analyzers import japanese_tokens
+
+    tokens = japanese_tokens("私は東京に行きました。サーバーです")
+    assert {"東京", "行き", "サーバー"} <= set(tokens)
+    assert not {"は", "に", "まし", "た", "です", "。"} & set(tokens)

@@ -74,3 +74,20 @@ def test_parent_child_grouping():
     assert UnitGroups.from_units(units).doc_ids == ["d"]
     with pytest.raises(ConfigError):
         UnitGroups.from_units(units, by="section")
+
+
+@pytest.mark.parametrize("rrf_k", [1, 60])
+def test_the_fused_stage_is_rrf_with_the_pipelines_own_k(setup, rrf_k):
+    """The fused run equals ``fusion.rrf`` of the candidate runs with the pipeline's ``rrf_k`` (a
+    pipeline that ignored it would agree with k = 60 only), and ranks differ between k = 1 and 60."""
+    from grainlab.retrieval import rrf
+
+    chunker, units, bm25, lucene_like = setup
+    queries = {"q": "solar electricity panels", "r": "green tea leaves"}
+    pipeline = Pipeline([bm25, lucene_like], units, chunker=chunker.spec, fusion="rrf", rrf_k=rrf_k,
+                        candidate_k=8, rerank_k=6, context_k=2)
+    stages, _ = pipeline.run(queries)
+    candidates = [stages[f"candidates:{r.spec}"] for r in (bm25, lucene_like)]
+    expected = rrf(candidates, k=rrf_k, depth=8)
+    for qid in queries:
+        assert [(d, pytest.approx(s)) for d, s in stages["fused"][qid]] == expected[qid]

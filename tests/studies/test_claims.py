@@ -229,3 +229,15 @@ def test_a_reader_run_cut_by_its_token_limit_gives_no_verdict():
     assert kept["verdict"].tolist() == ["reproduced", "reproduced"]  # 1 of 60 (1.7%) is under the 2% flag
     assert "share_at_limit" not in verdict_table(runs.drop(columns="max_new_tokens"), claims[:1],
                                                  system_col="position", value_col="correct").columns
+
+
+@pytest.mark.parametrize("cut_arm", ["first", "middle"])
+def test_a_token_limit_in_either_arm_makes_the_claim_untestable(cut_arm):
+    """The share at the limit is the larger of both arms': a cut baseline counts as much as a cut system."""
+    rows = [{"qid": f"q{q}", "position": position, "correct": float(position == "first" or q % 3 == 0),
+             "new_tokens": 64 if position == cut_arm and q < 6 else 20, "max_new_tokens": 64}
+            for q in range(60) for position in ("first", "middle")]
+    table = verdict_table(pd.DataFrame(rows), [Claim("primacy", "p", "first", "middle")], system_col="position",
+                          value_col="correct", n_resamples=500)
+    assert table["verdict"].tolist() == ["untestable (truncated)"]
+    assert table["share_at_limit"].tolist() == [0.1]
