@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SHARED_MIRROR := $(abspath $(CURDIR)/../shared/data)
 export GRAINLAB_MIRROR ?= $(if $(wildcard $(SHARED_MIRROR)),$(SHARED_MIRROR),)
 
-.PHONY: help setup models-large test test-fast test-long reproduce reproduce-quick reproduce-full figures bench lab lint clean-results
+.PHONY: help setup models-large test test-fast test-long reproduce reproduce-quick reproduce-full figures mutants bench lab lint clean-results
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
@@ -38,6 +38,9 @@ reproduce-full: setup  ## every notebook with the full profile (hours on 2 CPU c
 
 figures: setup  ## redraw the full-profile figures from results/ (re-executes the cached pipeline)
 	$(VENV)/bin/grainlab reproduce --profile full
+
+mutants: setup  ## mutation testing (cosmic-ray) of the modules that decide a result; survivors in benchmarks/results/mutants.txt
+	$(PY) scripts/mutants.py $(MODULES)
 
 bench: setup  ## speed benchmarks (results in benchmarks/results/)
 	$(PY) benchmarks/run_all.py

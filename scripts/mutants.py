@@ -1,0 +1,93 @@
+"""Mutation testing of the modules that decide a result (``make mutants``), with cosmic-ray.
+
+Each module is mutated in a scratch copy of ``src/`` and ``tests/`` (never in the working tree)
+and each mutant is run against the tests that decide that module; a mutant the tests do not kill
+is a survivor, listed with its line and operator for review. Prints one score line per module
+and the total; writes every survivor to ``benchmarks/results/mutants.txt``.
+
+    python scripts/mutants.py                      # every module below (hours on 2 cores)
+    python scripts/mutants.py transport identity   # those whose name contains a word given
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTEST = "python -m pytest -x -q -p no:cacheprovider -m 'not slow and not notebook and not long'"
+MODULES: dict[str, list[str]] = {  # module → the tests that decide it
+    "src/grainlab/transport.py": ["tests/experiments/test_prune.py", "tests/experiments/test_transport.py"],
+    "src/grainlab/experiments/identity.py": ["tests/experiments/test_keys.py"],
+    "src/grainlab/experiments/store.py": ["tests/experiments/test_prune.py", "tests/experiments/test_transport.py",
+                                          "tests/test_integrity.py"],
+    "src/grainlab/experiments/verify.py": ["tests/experiments/test_verify.py"],
+    "src/grainlab/chunking/recursive.py": ["tests/chunking/test_boundaries.py", "tests/chunking/test_invariants.py"],
+    "src/grainlab/chunking/sentences.py": ["tests/chunking/test_boundaries.py", "tests/chunking/test_sentence_blocks.py"],
+    "src/grainlab/chunking/citations.py": ["tests/experiments/test_keys.py", "tests/studies/test_your_documents.py"],
+    "src/grainlab/retrieval/fusion.py": ["tests/retrieval/test_fusion.py", "tests/retrieval/test_pipeline.py"],
+    "src/grainlab/evaluation/significance.py": ["tests/evaluation/test_significance.py"],
+    "src/grainlab/studies/claims.py": ["tests/studies/test_claims.py"],
+}
+REPORT = ROOT / "benchmarks" / "results" / "mutants.txt"
+
+
+def _config(module: str, tests: list[str], timeout: float) -> str:
+    return (f'[cosmic-ray]\nmodule-path = "{module}"\ntimeout = {timeout}\nexcluded-modules = []\n'
+            f'test-command = "{PYTEST} {" ".join(tests)}"\n\n[cosmic-ray.distributor]\nname = "local"\n')
+
+
+def _survivors(session: Path) -> tuple[int, list[str]]:
+    """How many mutants ran, and each survivor as ``line: operator``."""
+    with sqlite3.connect(session) as db:
+        rows = db.execute("SELECT m.start_pos_row, m.operator_name, r.test_outcome FROM mutation_specs m "
+                          "JOIN work_results r ON m.job_id = r.job_id").fetchall()
+    survived = [f"line {row}: {operator}" for row, operator, outcome in rows if outcome == "survived"]
+    return len(rows), sorted(survived, key=lambda s: int(s.split()[1].rstrip(":")))
+
+
+def run_module(module: str, tests: list[str], scratch: Path) -> tuple[int, list[str], float]:
+    """Mutate one module in ``scratch`` and run its tests against every mutant."""
+    started = time.perf_counter()
+    config, session = scratch / "cr.toml", scratch / f"{Path(module).stem}.sqlite"
+    config.write_text(_config(module, tests, timeout=300.0))
+    env_python = str(Path(sys.executable).parent)
+    env = {"PATH": f"{env_python}:/usr/bin:/bin", "PYTHONPATH": str(scratch / "src"), "HOME": str(Path.home())}
+    for step in (["init", str(config), str(session)], ["exec", str(config), str(session)]):
+        subprocess.run([str(Path(env_python) / "cosmic-ray"), *step], cwd=scratch, env=env, check=True)
+    total, survivors = _survivors(session)
+    return total, survivors, time.perf_counter() - started
+
+
+def main(words: list[str]) -> int:
+    chosen = {m: t for m, t in MODULES.items() if not words or any(w in m for w in words)}
+    lines, killed_all, total_all = [], 0, 0
+    with tempfile.TemporaryDirectory(prefix="grainlab-mutants-") as tmp:
+        scratch = Path(tmp)
+        for part in ("src", "tests", "pyproject.toml"):
+            source = ROOT / part
+            (shutil.copytree if source.is_dir() else shutil.copy2)(source, scratch / part)
+        for module, tests in chosen.items():
+            total, survivors, seconds = run_module(module, tests, scratch)
+            killed = total - len(survivors)
+            killed_all, total_all = killed_all + killed, total_all + total
+            line = f"{module}: {killed} of {total} mutants killed ({100 * killed / max(total, 1):.0f}%, {seconds:.0f} s)"
+            print(line, flush=True)
+            lines += [line, *(f"  survived: {s}" for s in survivors)]
+    summary = f"total: {killed_all} of {total_all} mutants killed ({100 * killed_all / max(total_all, 1):.0f}%)"
+    print(summary)
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text("\n".join([*lines, summary]) + "\n")
+    print(f"survivors written to {REPORT}")
+    print(json.dumps({"killed": killed_all, "total": total_all}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
