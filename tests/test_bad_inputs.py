@@ -243,3 +243,86 @@ def test_one_measure_name_is_one_measure(toy_mirror, tmp_path):
     result = run_experiment(data, [System("bm25", "none", "max")], measures="nDCG@10", name="one",
                             results_dir=tmp_path / "results", progress=False)
     assert sorted(result.aggregate["measure"].unique()) == ["nDCG@10"]
+
+
+# ------------------------------------------------------------------ issue 55: tables, figures, arguments
+
+def _report_fixture(tmp_path):
+    from tests.test_publish import fake_results, with_verdicts
+
+    results, figures = fake_results(tmp_path)
+    with_verdicts(results)
+    return results, figures, results / "late_chunking" / "full" / "verdicts.csv"
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda text: "", "verdicts.csv: empty"),
+    (lambda text: text.split("\n", 1)[1], r"no \['claim', 'verdict'\] column"),
+    (lambda text: "<<<<<<< HEAD\n" + text + "=======\n" + text + ">>>>>>> theirs\n", r"verdicts.csv:1: a git conflict"),
+    (lambda text: text[: text.index("\n") + 20], "cut"),
+    (lambda text: text.replace("reproduced", "reproducd", 1) if "reproduced" in text else text.replace(
+        "inconclusive", "inconclusiv", 1), "unknown verdict"),
+])
+def test_a_damaged_verdict_table_is_refused_with_one_line(tmp_path, monkeypatch, capsys, damage, message):
+    results, figures, verdicts = _report_fixture(tmp_path)
+    verdicts.write_text(damage(verdicts.read_text()))
+    monkeypatch.setenv("GRAINLAB_RESULTS", str(results))
+    monkeypatch.setenv("GRAINLAB_FIGURES", str(figures))
+    assert main(["report", "--out", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("grainlab: error: ") and err.count("\n") == 1 and re.search(message, err), err
+
+
+@pytest.mark.parametrize("damage", ["empty", "missing"])
+def test_a_figure_that_cannot_be_shown_is_named(tmp_path, monkeypatch, capsys, damage):
+    results, figures, _ = _report_fixture(tmp_path)
+    png = figures / "late_chunking_sweep.png"
+    png.with_suffix(".pdf").write_bytes(b"%PDF-1.4")
+    png.write_bytes(b"") if damage == "empty" else png.unlink()
+    monkeypatch.setenv("GRAINLAB_RESULTS", str(results))
+    monkeypatch.setenv("GRAINLAB_FIGURES", str(figures))
+    assert main(["report", "--out", str(tmp_path / "r.html")]) == 0
+    err = capsys.readouterr().err
+    assert f"late_chunking_sweep.png is {damage}" in err
+    assert f"Figure not shown: late_chunking_sweep.png is {damage}" in (tmp_path / "r.html").read_text()
+
+
+def test_ir_measures_aliases_are_scored_under_their_canonical_names(toy_mirror, tmp_path, cache):
+    from grainlab.data import load_dataset
+    from grainlab.experiments import System, run_experiment
+
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    result = run_experiment(data, [System("bm25"), System("bm25(b=0.3)")], ["MAP", "MRR@10", "NDCG@10"], name="a",
+                            results_dir=tmp_path, cache=cache, progress=False, n_resamples=50)
+    assert sorted(set(result.aggregate["measure"])) == ["AP", "RR@10", "nDCG@10"]
+    assert result.significance["measure"].tolist() == ["AP"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["tokens", "--sizes", "0", "-5"], r"--sizes are token counts: each at least 1, got \[0, -5\]"),
+    (["tokens", "--tokenizer", "cl100k", "--mirror", "."], "unknown tokenizer 'cl100k'; did you mean 'cl100k_base'"),
+    (["compare", "docs", "q.jsonl", "--out", "o", "--k", "-1"], "--k is how many units a question is shown"),
+    (["compare", "docs", "q.jsonl", "--out", "o", "--price-per-mtok", "-1"], "--price-per-mtok is a price"),
+    (["compare", "docs", "q.jsonl", "--out", "o", "--tune-share", "1.5"], "--tune-share"),
+    (["compare", "docs", "q.jsonl", "--out", "o", "--chunkers", "breakpoint(amount=150)"],
+     "from 0 to 100, got 150"),
+    (["compare", "docs", "q.jsonl", "--out", "o", "--chunkers", "maxmin(threshold=3)"], "from -1 to 1"),
+    (["compare", "docs", "q.jsonl", "--out", "o", "--chunkers", "fixed_tokens(size=0)"], "size must be ≥ 1"),
+    (["compare", "docs", "q.jsonl", "--out", "o", "--side-by-side", "bm25(colour=red)"],
+     r"has no parameter\(s\) \['colour'\]"),
+    (["questions", "docs", "--out", "q.jsonl", "--reader", "sentence-transformers/all-MiniLM-L6-v2"],
+     "an embedding or ranking model, which cannot write questions"),
+])
+def test_values_that_should_be_refused_are_refused_before_anything_is_read_or_written(
+        tmp_path, monkeypatch, capsys, argv, message):
+    monkeypatch.chdir(tmp_path)  # "docs" does not exist: each error must come before it is read
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("grainlab: error: ") and err.count("\n") == 1 and re.search(message, err), err
+    assert not (tmp_path / "o").exists() and not (tmp_path / "q.jsonl").exists()
+
+
+def test_tokens_over_a_mirror_without_the_reference_texts_is_one_line(tmp_path, capsys):
+    assert main(["tokens", "--mirror", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no Japanese articles in" in err

@@ -209,7 +209,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     from grainlab.publish import write_report
 
+    from grainlab.publish import study_sections
+
     html_path, markdown_path = write_report(args.profile, Path(args.out) if args.out else None)
+    for section in study_sections(args.profile):
+        for problem in section.figure_problems:
+            print(f"grainlab: WARNING: {section.notebook}: {problem}", file=sys.stderr)
     print(f"report written to {html_path} and {markdown_path}")
     if args.readme:
         from grainlab.publish import update_readme
@@ -219,9 +224,29 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_compare_arguments(args: argparse.Namespace) -> dict[str, str]:
+    """The candidates, after every cheap check: numbers in range, every chunker and retriever spec
+    valid — before a document is read or a model loaded, and before anything is written."""
+    from grainlab.retrieval import retriever_parameters
+    from grainlab.studies import your_documents as yd
+
+    if args.k < 1:
+        raise ConfigError(f"--k is how many units a question is shown: at least 1, got {args.k}")
+    if args.price_per_mtok < 0:
+        raise ConfigError(f"--price-per-mtok is a price: at least 0, got {args.price_per_mtok}")
+    if not 0 < args.tune_share < 1:
+        raise ConfigError(f"--tune-share is the share of questions that pick a candidate: between 0 and 1, "
+                          f"got {args.tune_share}")
+    candidates = yd.parse_candidates(args.chunkers)
+    for spec in [*(args.retriever or []), *([args.side_by_side] if args.side_by_side else [])]:
+        retriever_parameters(spec)
+    return candidates
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from grainlab.studies import your_documents as yd
 
+    _check_compare_arguments(args)
     inputs = yd.load_inputs(args.documents, args.questions, keep_unlocated=args.keep_unlocated, mirror=args.mirror)
     comparison = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.retriever or yd.DEFAULT_RETRIEVER,
                             reranker=args.reranker, k=args.k, tune_share=args.tune_share,
@@ -248,12 +273,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_generative(model_id: str) -> None:
+    """A clear error for a reader named by an embedding model or a cross-encoder, which cannot write."""
+    from grainlab.models.encoders import PRESETS
+    from grainlab.models.gguf import gguf_model_id
+    from grainlab.models.llama_encoder import GGUF_EMBEDDERS
+
+    lowered = model_id.lower()
+    if model_id in PRESETS or gguf_model_id(model_id) in GGUF_EMBEDDERS or lowered.startswith(
+            ("sentence-transformers/", "cross-encoder/")) or "embed" in lowered:
+        raise ConfigError(f"--reader {model_id!r} is an embedding or ranking model, which cannot write questions: "
+                          "name a generative model, e.g. Qwen/Qwen2.5-Coder-1.5B-Instruct")
+
+
 def cmd_questions(args: argparse.Namespace) -> int:
     from grainlab.data.documents import load_documents
     from grainlab.data.evidence import question_record
     from grainlab.readers import get_reader
     from grainlab.studies.question_generation import MAX_NEW_TOKENS, generate_questions
 
+    _check_generative(args.reader)
     documents = load_documents(args.documents)
     reader = get_reader(args.reader, "auto", max_new_tokens=MAX_NEW_TOKENS, stop_at_newline=False)
     questions, report = generate_questions(documents, reader, n=args.n, seed=args.seed, language=args.language,
@@ -276,6 +315,14 @@ def cmd_tokens(args: argparse.Namespace) -> int:
         reference_texts,
     )
 
+    from grainlab.models.tokenizers import get_tokenizer
+
+    bad = [size for size in args.sizes if size < 1]
+    if bad:
+        raise ConfigError(f"--sizes are token counts: each at least 1, got {bad}")
+    for name in args.tokenizer or []:
+        if "/" not in name:
+            get_tokenizer(name)  # a misspelt encoding is named before any text is read
     if args.documents:
         texts = {args.documents: [d.text for d in load_documents(args.documents)]}
     else:

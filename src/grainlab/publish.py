@@ -67,6 +67,28 @@ class StudySection:
     runtime: dict | None = None
     manifest: dict | None = None
     figures: list[Path] = field(default_factory=list)
+    figure_problems: list[str] = field(default_factory=list)
+
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def _figures(figures: Path, name: str) -> tuple[list[Path], list[str]]:
+    """A study's figures that can be shown, and one line for each that cannot: a PNG that is empty
+    or not a PNG, or missing beside the PDF saved with it."""
+    shown, problems = [], []
+    for png in sorted(figures.glob(f"{name}_*.png")):
+        with png.open("rb") as handle:
+            head = handle.read(len(PNG_MAGIC))
+        if head != PNG_MAGIC:
+            problems.append(f"{png.name} is {'empty' if not head else 'not a PNG'}: redraw it (its notebook, "
+                            "or restore it with git checkout)")
+        else:
+            shown.append(png)
+    for pdf in sorted(figures.glob(f"{name}_*.pdf")):
+        if not pdf.with_suffix(".png").exists():
+            problems.append(f"{pdf.with_suffix('.png').name} is missing (its PDF is there): redraw it")
+    return shown, problems
 
 
 def _json(path: Path) -> dict | None:
@@ -94,8 +116,9 @@ def study_sections(profile: str = "full", results: Path | None = None, figures: 
         report = Report.load(folder) if (folder / "paper_vs_ours.json").exists() else None
         legacy = (folder / "paper_vs_ours.md").read_text("utf-8") if report is None and \
             (folder / "paper_vs_ours.md").exists() else ""
+        shown, problems = _figures(figures, name)
         sections.append(StudySection(name, notebook, report, legacy, _json(folder / "runtime.json"),
-                                     _manifest(folder), sorted(figures.glob(f"{name}_*.png"))))
+                                     _manifest(folder), shown, problems))
     return sections
 
 
@@ -298,6 +321,7 @@ def build_html(sections: list[StudySection], title: str) -> str:
         else:
             parts.append("<p>No paper-vs-ours table saved for this profile yet.</p>")
         parts += [_image(path) for path in section.figures]
+        parts += [f"<p class='note'>Figure not shown: {html.escape(problem)}</p>" for problem in section.figure_problems]
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -319,6 +343,7 @@ def build_markdown(sections: list[StudySection], title: str, figures_relative_to
             caption = figure_caption(path.stem)
             lines += ["", f"![{path.stem}]({Path(shown).as_posix()})", *([caption] if caption else []),
                       f"*{path.name}: {_provenance(path)}*"]
+        lines += [f"\n**Figure not shown:** {problem}" for problem in section.figure_problems]
         lines.append("")
     return "\n".join(lines)
 

@@ -179,6 +179,10 @@ class MaxMinChunker(_SentenceGroupChunker):
 
     def __post_init__(self) -> None:
         self._check_size()
+        if not -1 <= self.threshold <= 1:
+            raise ConfigError(f"maxmin threshold is a cosine similarity, from -1 to 1, got {self.threshold}")
+        if self.c <= 0 or self.init <= 0:
+            raise ConfigError(f"maxmin c and init must be > 0, got c={self.c}, init={self.init}")
 
     def _groups(self, embeddings: np.ndarray) -> list[int]:
         return maxmin_groups(embeddings, self.threshold, self.c, self.init)
@@ -199,6 +203,10 @@ class BreakpointChunker(_SentenceGroupChunker):
         self._check_size()
         if self.method not in ("percentile", "std"):
             raise ConfigError(f"breakpoint method must be 'percentile' or 'std', got {self.method!r}")
+        if self.method == "percentile" and not 0 <= self.amount <= 100:
+            raise ConfigError(f"breakpoint(method=percentile) takes an amount from 0 to 100, got {self.amount}")
+        if self.method == "std" and self.amount < 0:
+            raise ConfigError(f"breakpoint(method=std) takes an amount ≥ 0 (standard deviations), got {self.amount}")
 
     def _groups(self, embeddings: np.ndarray) -> list[int]:
         return breakpoint_groups(embeddings, self.method, self.amount)

@@ -91,7 +91,7 @@ class MeasureSet:
                 ir.append(name)
             else:
                 own.append(parsed)
-        parse_measures(ir)  # a clear error for an unknown name
+        ir = [str(measure) for measure in parse_measures(ir)]  # ir-measures' own names: MAP → AP, MRR@10 → RR@10
         canonical = [*ir, *(p.name for p in own)]
         if len(set(canonical)) != len(canonical):
             raise ConfigError(f"measures listed twice: {sorted(n for n in canonical if canonical.count(n) > 1)}")

