@@ -207,9 +207,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from grainlab.publish import write_report
-
-    from grainlab.publish import study_sections
+    from grainlab.publish import study_sections, write_report
 
     html_path, markdown_path = write_report(args.profile, Path(args.out) if args.out else None)
     for section in study_sections(args.profile):
@@ -309,13 +307,12 @@ def cmd_questions(args: argparse.Namespace) -> int:
 
 def cmd_tokens(args: argparse.Namespace) -> int:
     from grainlab.data.documents import load_documents
+    from grainlab.models.tokenizers import get_tokenizer
     from grainlab.studies.token_accounting import (
         PROJECT_TOKENIZERS,
         chars_per_token,
         reference_texts,
     )
-
-    from grainlab.models.tokenizers import get_tokenizer
 
     bad = [size for size in args.sizes if size < 1]
     if bad:
