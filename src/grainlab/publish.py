@@ -36,7 +36,7 @@ OVERVIEW_COLUMNS = ("study", "claim", "where", "measure", "paper effect", "ours 
                     "queries needed")
 VERDICT_COLOURS = {"reproduced": "#d9f0d3", "not reproduced": "#f4cccc", "inconclusive": "#eeeeee",
                    "untestable (floor)": "#fff2cc", "untestable (ceiling)": "#fff2cc",
-                   "untestable (truncated)": "#fff2cc"}
+                   "untestable (truncated)": "#fff2cc", "untestable (clusters)": "#fff2cc"}
 ALWAYS_COUNTED = ("reproduced", "not reproduced", "inconclusive")
 
 
@@ -53,7 +53,7 @@ th,td{border:1px solid #ccc;padding:.2rem .35rem;text-align:left;vertical-align:
 td.num{text-align:right;white-space:nowrap}td.reproduced,td.not-reproduced,td.inconclusive{white-space:nowrap}th{background:#f3f3f3}img{max-width:100%;border:1px solid #eee;margin:.5rem 0}
 .facts{font-size:.85rem;color:#555}.caption{margin:.3rem 0}.note{background:#fafafa;border-left:3px solid #999;padding:.4rem .8rem}
 td.reproduced{background:#d9f0d3}td.not-reproduced{background:#f4cccc}td.inconclusive{background:#eeeeee}\
-td.untestable-floor,td.untestable-ceiling,td.untestable-truncated{background:#fff2cc}"""
+td.untestable-floor,td.untestable-ceiling,td.untestable-truncated,td.untestable-clusters{background:#fff2cc}"""
 
 
 @dataclass

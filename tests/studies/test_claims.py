@@ -107,9 +107,9 @@ def test_too_few_or_all_tied_pairs_rule_nothing_out():
     assert tied.loc[0, "paper_effect_excluded"] is None and few.loc[0, "paper_effect_excluded"] is None
 
 
-def test_a_single_pair_is_inconclusive_not_an_error():
+def test_a_single_pair_is_untestable_not_an_error():
     table = verdict_table(_per_query(0.3, n=1), [Claim("x", "p", "small", "large", "m", where={"dataset": "a"})])
-    assert table.loc[0, "verdict"] == "inconclusive" and table.loc[0, "p"] == 1.0 and table.loc[0, "n"] == 1
+    assert table.loc[0, "verdict"] == "untestable (clusters)" and table.loc[0, "p"] == 1.0 and table.loc[0, "n"] == 1
 
 
 def test_queries_needed_are_sized_for_the_corrected_level():
@@ -241,3 +241,38 @@ def test_a_token_limit_in_either_arm_makes_the_claim_untestable(cut_arm):
                           value_col="correct", n_resamples=500)
     assert table["verdict"].tolist() == ["untestable (truncated)"]
     assert table["share_at_limit"].tolist() == [0.1]
+
+
+def _clustered(n_clusters: int, per_cluster: int, effect: float, claims: int) -> pd.DataFrame:
+    rows = []
+    for c in range(claims):
+        for k in range(n_clusters):
+            for j in range(per_cluster):
+                qid = f"q{k}-{j}"
+                rows += [{"qid": qid, "system": "small", "value": 0.5 + effect, "doc": f"d{k}", "dataset": f"s{c}"},
+                         {"qid": qid, "system": "large", "value": 0.5, "doc": f"d{k}", "dataset": f"s{c}"}]
+    return pd.DataFrame(rows)
+
+
+def test_eight_clusters_cannot_carry_eighteen_claims_and_say_how_many_would():
+    """8 stitched documents: the smallest sign-flip p is 2/256; over 18 claims Holm makes it 0.14,
+    so even an effect in every cluster is untestable, never 'inconclusive'; 10 clusters would do
+    (18 · 2 / 2^10 = 0.035 < 0.05). Two claims on the same 8 clusters are testable."""
+    claims = [Claim(f"c{i}", "p", "small", "large", None, where={"dataset": f"s{i}"}) for i in range(18)]
+    table = verdict_table(_clustered(8, 3, 0.2, 18), claims, value_col="value", cluster_col="doc", n_resamples=500)
+    assert set(table["verdict"]) == {"untestable (clusters)"}
+    assert set(table["clusters_needed"]) == {10} and table["queries_needed"].isna().all()
+    two = verdict_table(_clustered(8, 3, 0.2, 2), claims[:2], value_col="value", cluster_col="doc", n_resamples=500)
+    assert set(two["verdict"]) == {"reproduced"}
+
+
+def test_queries_needed_are_not_sized_on_an_effect_against_the_claim():
+    data = _per_query(-0.02, n=40)
+    noisy = data.assign(value=data["value"] + np.random.default_rng(0).normal(0, 0.3, len(data)))
+    table = verdict_table(noisy, [Claim("x", "p", "small", "large", "m", +1, where={"dataset": "a"})], n_resamples=300)
+    row = table.iloc[0]
+    assert row["verdict"] == "inconclusive" and row["effect"] < 0
+    assert row["effect_for_power"] == "none" and pd.isna(row["queries_needed"])
+    with_paper = verdict_table(noisy, [Claim("x", "p", "small", "large", "m", +1, paper_effect=0.05,
+                                             where={"dataset": "a"})], n_resamples=300).iloc[0]
+    assert with_paper["effect_for_power"] == "paper"

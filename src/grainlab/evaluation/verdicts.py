@@ -13,7 +13,15 @@ test's Holm-corrected p-value and the 95% interval of the mean difference:
   measurement cannot tell the arms apart, so no test is run (a harness or metric problem to fix,
   not evidence either way);
 - **untestable (truncated)** — an arm is a reader run where more than 2% of the generations stopped
-  at the token limit: it measures the budget, not the reader, so no test is run either.
+  at the token limit: it measures the budget, not the reader, so no test is run either;
+- **untestable (clusters)** — even the most extreme outcome of the sign-flip test cannot reach α
+  after Holm's correction: with C clusters (or n independent pairs) its smallest p is 2 / 2^C, and
+  m claims in the family make the smallest Holm p m · 2 / 2^C (8 stitched documents and 18 claims:
+  0.14). Such a claim says nothing either way; ``clusters_needed`` says how many would do.
+
+"Queries needed" are sized on the paper's effect, else on the observed one only when it points the
+claimed way: an observed effect against the claim sizes nothing (``effect_for_power`` says
+``none``).
 
 When questions share a unit (a gold document, an article, a stitched document), ``clusters``
 labels each pair and the interval, the p-value and the design effect are cluster-aware
@@ -34,7 +42,37 @@ from grainlab.evaluation.significance import bootstrap_ci, cluster_bootstrap_ci,
 REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE = "reproduced", "not reproduced", "inconclusive"
 UNTESTABLE_FLOOR, UNTESTABLE_CEILING = "untestable (floor)", "untestable (ceiling)"
 UNTESTABLE_TRUNCATED = "untestable (truncated)"
-UNTESTABLE = (UNTESTABLE_FLOOR, UNTESTABLE_CEILING, UNTESTABLE_TRUNCATED)
+UNTESTABLE_CLUSTERS = "untestable (clusters)"
+UNTESTABLE = (UNTESTABLE_FLOOR, UNTESTABLE_CEILING, UNTESTABLE_TRUNCATED, UNTESTABLE_CLUSTERS)
+
+
+def smallest_p(units: int, n_resamples: int = 10_000) -> float:
+    """The smallest two-sided p a paired sign-flip test can give over ``units`` independent units
+    (pairs, or clusters): 2 / 2^units when every flip is enumerated, 2 / (resamples + 1) otherwise."""
+    if units < 2:
+        return 1.0
+    return min(1.0, 2.0 / min(2.0 ** units, n_resamples + 1))
+
+
+def clusters_needed(family_size: int, alpha: float = 0.05) -> int:
+    """The fewest units whose most extreme sign-flip outcome passes Holm at ``alpha`` over
+    ``family_size`` claims: the smallest C with family_size · 2 / 2^C < alpha."""
+    return max(2, math.floor(math.log2(2 * max(family_size, 1) / alpha)) + 1)
+
+
+def untestable_by_units(units: list[int], n_resamples: int = 10_000, alpha: float = 0.05) -> list[bool]:
+    """Which claims of one Holm family cannot reach ``alpha`` whatever the data, given each claim's
+    number of independent units: the family shrinks as such claims leave it, until none is left
+    to remove."""
+    out = [False] * len(units)
+    while True:
+        family = sum(1 for flag in out if not flag)
+        changed = False
+        for i, n in enumerate(units):
+            if not out[i] and family * smallest_p(n, n_resamples) >= alpha:
+                out[i], changed = True, True
+        if not changed:
+            return out
 
 
 def at_bound(a: np.ndarray, b: np.ndarray, floor: float = 0.0, ceiling: float = 1.0) -> str | None:
@@ -90,13 +128,17 @@ def verdict_row(differences: np.ndarray, p_holm: float, direction: int, paper_ef
         low, high = cluster_bootstrap_ci(differences, clusters, n_resamples=n_resamples, seed=seed)
         n_clusters, effect_of_design = int(np.unique(clusters).size), design_effect(differences, clusters)
     label = verdict(effect, p_holm, direction, alpha)
-    needed = None
+    needed, basis, units_needed = None, "paper" if paper_effect else "observed", None
     if label == INCONCLUSIVE:
         target = paper_effect if paper_effect else effect
+        if not paper_effect and np.sign(effect) != direction:
+            target, basis = 0.0, "none"  # an effect against the claim says nothing of the size to look for
         independent = queries_needed(float(differences.std(ddof=1)) if differences.size > 1 else 0.0, target,
                                      alpha / family_size, power)
         needed = None if independent is None else math.ceil(independent * max(effect_of_design, 1.0))
+        if clusters is not None and needed is not None:  # clusters limit the test: how many of them
+            per_cluster = differences.size / n_clusters
+            units_needed = max(math.ceil(needed / per_cluster), clusters_needed(family_size, alpha))
     return {"effect": effect, "ci_low": low, "ci_high": high, "n": int(differences.size), "p_holm": float(p_holm),
-            "verdict": label, "queries_needed": needed,
-            "effect_for_power": "paper" if paper_effect else "observed",
-            "clusters": n_clusters, "design_effect": effect_of_design}
+            "verdict": label, "queries_needed": needed, "clusters_needed": units_needed,
+            "effect_for_power": basis, "clusters": n_clusters, "design_effect": effect_of_design}

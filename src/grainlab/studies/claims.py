@@ -18,12 +18,19 @@ import pandas as pd
 
 from grainlab.errors import ConfigError, DuplicateContrastWarning
 from grainlab.evaluation.significance import cluster_randomization_test, holm, randomization_test
-from grainlab.evaluation.verdicts import UNTESTABLE_TRUNCATED, at_bound, verdict_row
+from grainlab.evaluation.verdicts import (
+    UNTESTABLE_CLUSTERS,
+    UNTESTABLE_TRUNCATED,
+    at_bound,
+    clusters_needed,
+    untestable_by_units,
+    verdict_row,
+)
 from grainlab.studies.token_limits import FLAG_SHARE
 
 VERDICT_COLUMNS = ("claim", "paper", "ours", "system", "baseline", "measure", "n", "effect", "ci_low", "ci_high",
                    "p", "p_holm", "verdict", "queries_needed", "paper_effect", "paper_effect_excluded", "deviation")
-CLUSTER_COLUMNS = ("cluster", "clusters", "design_effect")
+CLUSTER_COLUMNS = ("cluster", "clusters", "design_effect", "clusters_needed")
 LIMIT_COLUMNS = ("share_at_limit",)
 """Reader tables only (rows with ``new_tokens`` and ``max_new_tokens``): the larger of the two
 arms' shares of generations that stopped at the token limit."""
@@ -184,6 +191,12 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
             return randomization_test(a, b, n_resamples, seed)
         return cluster_randomization_test(a, b, clusters, n_resamples, seed)
 
+    open_claims = [i for i, bound in enumerate(bounded) if bound is None]
+    units = [int(np.unique(pairs[i][2]).size) if pairs[i][2] is not None else int(pairs[i][0].size)
+             for i in open_claims]
+    for i, flag in zip(open_claims, untestable_by_units(units, n_resamples)):
+        if flag:
+            bounded[i] = UNTESTABLE_CLUSTERS
     p_raw = [1.0 if bound else p_value(a, b, c) for (a, b, c), bound in zip(pairs, bounded)]
     testable = [i for i, bound in enumerate(bounded) if bound is None]
     p_adjusted = [1.0] * len(claims)
@@ -195,7 +208,9 @@ def verdict_table(per_query: pd.DataFrame, claims: Sequence[Claim], system_col: 
         tested = verdict_row(a - b, p_holm, claim.direction, claim.paper_effect, n_resamples=n_resamples, seed=seed,
                              family_size=max(len(testable), 1), clusters=clusters)
         if bound:
-            tested.update(verdict=bound, queries_needed=None)
+            tested.update(verdict=bound, queries_needed=None, clusters_needed=None)
+        if bound == UNTESTABLE_CLUSTERS:
+            tested["clusters_needed"] = clusters_needed(len(open_claims))  # for the family as declared
         tested["cluster"] = cluster_col or "question"
         row = {"claim": claim.claim, "paper": claim.paper, "system": str(claim.system),
                "baseline": str(claim.baseline), "measure": claim.measure or value_col, **dict(claim.where),
