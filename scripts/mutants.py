@@ -48,7 +48,7 @@ def _survivors(session: Path) -> tuple[int, list[str]]:
     with sqlite3.connect(session) as db:
         rows = db.execute("SELECT m.start_pos_row, m.operator_name, r.test_outcome FROM mutation_specs m "
                           "JOIN work_results r ON m.job_id = r.job_id").fetchall()
-    survived = [f"line {row}: {operator}" for row, operator, outcome in rows if outcome == "survived"]
+    survived = [f"line {row}: {operator}" for row, operator, outcome in rows if str(outcome).lower() == "survived"]
     return len(rows), sorted(survived, key=lambda s: int(s.split()[1].rstrip(":")))
 
 
@@ -62,6 +62,9 @@ def run_module(module: str, tests: list[str], scratch: Path) -> tuple[int, list[
     for step in (["init", str(config), str(session)], ["exec", str(config), str(session)]):
         subprocess.run([str(Path(env_python) / "cosmic-ray"), *step], cwd=scratch, env=env, check=True)
     total, survivors = _survivors(session)
+    kept = REPORT.parent / "mutants"
+    kept.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(session, kept / session.name)  # cosmic-ray's session: `cr-report` shows each survivor's diff
     return total, survivors, time.perf_counter() - started
 
 

@@ -18,8 +18,9 @@ LAYERS = {
     "experiments": 8,
     "studies": 9, "transport": 9,
     "plots": 10, "reproduce": 10,
-    "publish": 11, "replay": 11,
-    "cli": 12,
+    "publish": 11,
+    "replay": 12,
+    "cli": 13,
 }
 ROOT = Path(grainlab.__file__).parent
 
