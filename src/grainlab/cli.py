@@ -246,7 +246,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     _check_compare_arguments(args)
     inputs = yd.load_inputs(args.documents, args.questions, keep_unlocated=args.keep_unlocated, mirror=args.mirror)
-    comparison = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.retriever or yd.DEFAULT_RETRIEVER,
+    comparison = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.retriever,
                             reranker=args.reranker, k=args.k, tune_share=args.tune_share,
                             price_per_mtok=args.price_per_mtok, accept=args.accept, threshold=args.threshold,
                             out=args.out, seed=args.seed, language=args.language)

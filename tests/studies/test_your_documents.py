@@ -21,6 +21,7 @@ from grainlab.types import Chunk, Document
 from tests.scripted_reader import ScriptedReader
 from tests.studies.your_documents_fixture import (
     EVIDENCE,
+    FILLER,
     POLICY_2024,
     write_documents,
     write_questions,
@@ -475,3 +476,41 @@ def test_japanese_documents_compare_two_retrievers_side_by_side(tmp_path, capsys
         assert row["SpanHit@1 · bm25"] == pytest.approx(hits[1])
         assert row["delta"] == pytest.approx(hits[0] - hits[1]) and row["ci_low"] <= row["delta"] <= row["ci_high"]
     assert (contrast["SpanHit@1 · bm25(language=ja)"] > contrast["SpanHit@1 · bm25"]).all()
+
+
+def test_japanese_documents_without_a_retriever_get_morphological_bm25(tmp_path, monkeypatch):
+    """The README's default: Japanese documents and no --retriever are searched by bm25(language=ja)
+    (the offline encoders are English-only); naming whitespace BM25 on them warns."""
+    from grainlab.cli import main
+
+    monkeypatch.setenv("GRAINLAB_CACHE", str(tmp_path / "cache"))
+    docs, questions = japanese_inputs(tmp_path)
+    assert main(["compare", str(docs), str(questions), "--chunkers", "s=sentences(n=1)", "--k", "1",
+                 "--tune-share", "0.3", "--out", str(tmp_path / "out")]) == 0
+    assert set(pd.read_csv(tmp_path / "out" / "decision.csv")["retriever"]) == {"bm25(language=ja)"}
+    inputs = yd.load_inputs(docs, questions)
+    with pytest.warns(UserWarning, match="splits Japanese text at spaces"):
+        yd.compare(inputs, {"s": "sentences(n=1)"}, "bm25", k=1, tune_share=0.3, out=tmp_path / "ws",
+                   cache=ArtifactCache(tmp_path / "cache"), progress=False, n_resamples=100)
+
+
+def test_a_first_try_with_three_questions_runs_without_a_split_and_says_so(tmp_path):
+    """Three questions, three Markdown files: a 0.2 tuning share leaves one split empty; the
+    comparison runs on all of them for both roles and the recommendation says so (it ended in a
+    KeyError)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = []
+    for i, (topic, fact) in enumerate([("refunds", "Refunds take five days."), ("shipping", "Orders ship daily."),
+                                       ("support", "Support answers within one hour.")]):
+        (docs / f"{topic}.md").write_text(f"# {topic.title()}\n\n{FILLER}{fact}\n", encoding="utf-8")
+        rows.append({"id": f"q{i}", "question": f"What about {topic}?", "document_id": topic, "answer": fact})
+    questions = write_questions(tmp_path / "questions.jsonl", rows)
+    split = yd.tuning_split([r["id"] for r in rows], 0.2)
+    assert not {"tune", "confirm"} <= set(split.values())  # the premise: one split is empty
+    comparison = yd.compare(yd.load_inputs(docs, questions), {"s": "structure(size=200)"}, "bm25", k=1,
+                            tune_share=0.2, out=tmp_path / "out", cache=ArtifactCache(tmp_path / "cache"),
+                            progress=False, n_resamples=100)
+    assert comparison.info["held_out"] is False
+    assert "No held-out split: 3 questions are too few at tune_share=0.2" in comparison.recommendation
+    assert int(comparison.decision["answerable"].iloc[0]) == 3

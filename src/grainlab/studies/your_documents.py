@@ -28,6 +28,7 @@ import json
 import math
 import re
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -523,11 +524,21 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
     started = time.perf_counter()
     language = corpus_language(inputs, language)
     retriever = retriever or DEFAULT_RETRIEVERS[language]
+    for spec in [retriever] if isinstance(retriever, str) else retriever:
+        name, params = parse_spec(spec)
+        if language == "ja" and name == "bm25" and params.get("language", "en") != "ja":
+            warnings.warn(f"{spec} splits Japanese text at spaces, so it matches almost nothing: use "
+                          "bm25(language=ja) (morphemes)", UserWarning, stacklevel=2)
     chunkers = dict(chunkers or DEFAULT_CANDIDATES)
     criteria = parse_criteria(accept, k)
     dataset, out = inputs.dataset, Path(out)
     cache = cache or ArtifactCache()
     split = tuning_split(list(dataset.queries), tune_share, seed)
+    held_out = {"tune", "confirm"} <= set(split.values())  # else too few questions: all of them pick and confirm
+
+    def part(table: pd.DataFrame, name: str) -> pd.DataFrame:
+        return table[table["split"] == name] if held_out else table
+
     systems = candidate_systems(chunkers, retriever, reranker, k)
     stages = tqdm(total=4, desc="compare: stages", disable=not progress)
     result = run_experiment(dataset, systems, measures(k), name="experiment", results_dir=out, cache=cache,
@@ -570,14 +581,15 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
     scores = {c: {q: (r[0][1] if r else -math.inf) for q, r in run.items()} for c, run in shown.items()}
     thresholds = {}
     for label in chunkers:
-        tune_hits = system_rows[(system_rows["candidate"] == label) & (system_rows["split"] == "tune")
-                                & system_rows["answerable"] & (system_rows[f"SpanHit@{k}"] > 0)]
+        tuning_rows = part(system_rows, "tune")
+        tune_hits = tuning_rows[(tuning_rows["candidate"] == label) & tuning_rows["answerable"]
+                                & (tuning_rows[f"SpanHit@{k}"] > 0)]
         found = [scores[label][q] for q in tune_hits["qid"] if q in scores[label]]
         thresholds[label] = threshold if threshold is not None else (
             float(np.quantile(found, THRESHOLD_QUANTILE)) if found else math.inf)
     searched_by = retriever if isinstance(retriever, str) else " + ".join(retriever)
-    tuning, decision = (_summary(system_rows[system_rows["split"] == part], k, costs, thresholds, scores, criteria)
-                        .assign(language=language, retriever=searched_by) for part in ("tune", "confirm"))
+    tuning, decision = (_summary(part(system_rows, name), k, costs, thresholds, scores, criteria)
+                        .assign(language=language, retriever=searched_by) for name in ("tune", "confirm"))
     if tuning.empty or decision.empty:
         raise ConfigError(f"the {'tuning' if tuning.empty else 'confirmation'} split is empty: "
                           f"{len(dataset.queries)} questions at tune_share={tune_share}; give more questions")
@@ -587,10 +599,15 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
                              for c, q in zip(failures["chunker"], failures["question_id"], strict=True)]
     stages.update()
     clusters, cluster_name = question_clusters(dataset)
-    confirm = system_rows[system_rows["split"] == "confirm"]
+    confirm = part(system_rows, "confirm")
     paired = paired_tests(confirm, recommended, f"SpanHit@{k}", clusters, n_resamples, seed)
     by_category = _breakdowns(system_rows, k)
-    sentence = recommendation_sentence(decision, paired, recommended, why, k, criteria, inputs.questions_from)
+    sentence = recommendation_sentence(decision, paired, recommended, why, k, criteria, inputs.questions_from,
+                                       held_out)
+    if not held_out:
+        sentence += (f" No held-out split: {len(dataset.queries)} questions are too few at tune_share={tune_share} "
+                     f"(each split needs at least one; about {math.ceil(2 / min(tune_share, 1 - tune_share))} "
+                     "questions give both), so the same questions picked the candidate and confirmed it.")
     stages.update()
     stages.close()
     comparison = Comparison(decision, tuning, by_category, failures, paired, sentence, recommended, rows, criteria,
@@ -598,6 +615,7 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
                              "retriever": searched_by, "language": language,
                              "reranker": reranker, "tune_share": tune_share, "price_per_mtok": price_per_mtok,
                              "thresholds": thresholds, "evidence": info.get("evidence", "gold spans"),
+                             "held_out": held_out,
                              "n_documents": len(dataset.corpus), "n_questions": len(dataset.queries),
                              "seconds": time.perf_counter() - started})
     write_comparison(comparison, out, inputs, chunkers, cache)
@@ -624,13 +642,13 @@ def _number(value: float) -> str:
 
 
 def recommendation_sentence(decision: pd.DataFrame, paired: pd.DataFrame, recommended: str, why: str, k: int,
-                            criteria: Sequence[Criterion], questions_from: str) -> str:
+                            criteria: Sequence[Criterion], questions_from: str, held_out: bool = True) -> str:
     """One sentence the numbers support: the pick, why, its confirmation numbers, the criteria."""
     row = decision.set_index("chunker").loc[recommended]
     passed = [c for c in criteria if row[c.name]]
     failed = [f"{c.column} {_number(row[c.column])} (needs {c.op} {c.value:g})" for c in criteria if not row[c.name]]
     worse = paired[paired["p_holm"] < ALPHA]["chunker"].tolist() if not paired.empty else []
-    text = (f"Use {recommended}: {why}; on the {int(row['answerable'])} held-out answerable questions its Hit@{k} is "
+    text = (f"Use {recommended}: {why}; on the {int(row['answerable'])} {'held-out ' if held_out else ''}answerable questions its Hit@{k} is "
             f"{row[f'hit@{k}']:.3f}, boundary retention {row['boundary_retention']:.3f} and mean retrieved tokens "
             f"{row['mean_tokens']:.0f}")
     if worse:
