@@ -271,30 +271,36 @@ def test_a_new_module_and_an_edited_docstring_change_no_key(tmp_path):
     assert _keys_in_a_subprocess(tmp_path / "src", systems) == before
 
 
-def test_committed_manifests_hold_the_keys_the_current_code_computes(monkeypatch):
-    """Every system a committed experiment manifest lists, re-keyed or recomputed, is keyed as the
-    current code keys it: a key-scheme change without a migration fails here."""
+def test_committed_tables_are_keyed_as_the_current_code_keys_them(monkeypatch):
+    """Every committed per-query table that records its identity (the engine writes it; the key
+    migration added it) is stored under the key the current code computes from its manifest entry:
+    a key-scheme change without a migration fails here."""
     monkeypatch.undo()  # real model revisions
     listed = subprocess.run(["git", "ls-files", "results"], cwd=REPO, capture_output=True, text=True, check=False)
-    manifests = [REPO / n for n in listed.stdout.split() if n.endswith("manifest.json")]
-    if not manifests:
+    records = [REPO / n for n in listed.stdout.split() if "/per_query/" in n and n.endswith(".json")]
+    if not records:
         pytest.skip("not a git checkout with committed results")
+    manifests: dict[Path, dict] = {}
     checked, stale = 0, []
-    for path in manifests:
-        manifest = json.loads(path.read_text("utf-8"))
-        for label, entry in (manifest.get("systems") or {}).items():
-            if "migrated_from" not in entry:
-                continue  # kept under its old key: computed by older code, recomputed by the next run
-            parameters = manifest["parameters"]
-            try:
-                key = identity.results_key(parameters["dataset_fingerprint"], System.from_name(entry["name"]),
-                                           list(parameters["measures"]), int(parameters["depth"]))
-            except ModelNotAvailable:
-                continue
-            checked += 1
-            if key != entry["key"]:
-                stale.append(f"{path.parent.relative_to(REPO)}: {label}")
-    assert checked > 200 and stale == [], stale[:5]
+    for record in records:
+        identity_ = json.loads(record.read_text("utf-8")).get("identity")
+        if not identity_:
+            continue  # written by older code, before tables recorded their identity
+        manifest_path = record.parent.parent / "manifest.json"
+        manifest = manifests.setdefault(manifest_path, json.loads(manifest_path.read_text("utf-8")))
+        entry = next((e for e in manifest["systems"].values() if e["name"] == identity_["system"]), None)
+        if entry is None or entry["key"] != identity_["key"]:
+            continue  # a table its experiment no longer lists (superseded, or a run in progress)
+        parameters = manifest["parameters"]
+        try:
+            key = identity.results_key(parameters["dataset_fingerprint"], System.from_name(entry["name"]),
+                                       list(parameters["measures"]), int(parameters["depth"]))
+        except ModelNotAvailable:
+            continue
+        checked += 1
+        if key != identity_["key"]:
+            stale.append(f"{record.relative_to(REPO)}")
+    assert checked > 200 and stale == [], (checked, stale[:5])
 
 
 def test_a_system_name_reads_back_as_the_same_system():
