@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from grainlab.evaluation.registry import ANSWER_RECALL
@@ -127,7 +128,8 @@ def size_contrasts(per_query: pd.DataFrame, measure: str, reference: int, larger
         table = paired_comparison(by_size, pairs, measure, n_resamples=n_resamples, seed=seed)
         if clusters is not None:
             wide = by_size.pivot_table(index="qid", columns="system", values="value", aggfunc="mean")
-            labels = wide.index.map(lambda q: clusters[dataset][str(q)]).to_numpy()
+            of_query = clusters[dataset]
+            labels = np.array([of_query[str(q)] for q in wide.index])
             for i, (size, ref) in enumerate(pairs):
                 a, b = wide[size].to_numpy(), wide[ref].to_numpy()
                 table.loc[i, ["ci_low", "ci_high"]] = cluster_bootstrap_ci(a - b, labels, n_resamples=n_resamples,
