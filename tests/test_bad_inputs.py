@@ -326,3 +326,52 @@ def test_tokens_over_a_mirror_without_the_reference_texts_is_one_line(tmp_path, 
     assert main(["tokens", "--mirror", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no Japanese articles in" in err
+
+
+# ------------------------------------------------------------------ issue 55: inputs that vanish, runs that rot
+
+def test_every_skipped_or_empty_document_is_named(tmp_path, monkeypatch):
+    from grainlab.data import documents as documents_module
+    from grainlab.data.documents import SkippedInputWarning, load_documents
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "bom.md").write_bytes("\ufeff# Title\n\nBody text.\n".encode("utf-8"))
+    (docs / "empty.txt").write_bytes(b"")
+    (docs / "dangling.md").symlink_to(docs / "nowhere.md")
+    (docs / "big.txt").write_text("x " * 100, encoding="utf-8")
+    (docs / "out").mkdir()
+    (docs / "out" / "report.html").write_text("<p>an earlier decision</p>", encoding="utf-8")
+    monkeypatch.setattr(documents_module, "LARGE_FILE_BYTES", 150)
+    with pytest.warns(SkippedInputWarning) as caught:
+        found = load_documents(docs, exclude=[docs / "out"])
+    said = " | ".join(str(w.message) for w in caught)
+    assert "empty.txt: empty; not indexed" in said and "dangling.md: a link that leads nowhere" in said
+    assert "report.html: under the output folder" in said and "big.txt: 0 MB" in said
+    assert sorted(d.doc_id for d in found) == ["big", "bom"]
+    bom = next(d for d in found if d.doc_id == "bom")
+    assert bom.text.startswith("# Title")  # the byte-order mark no longer hides the heading
+    from grainlab.chunking import get_chunker
+    from grainlab.data import Document
+
+    assert get_chunker("structure(size=64)").chunk(Document("bom", bom.text))[0].metadata["headings"] == ["Title"]
+
+
+def test_a_stored_run_with_a_flipped_byte_is_recomputed_not_read(toy_mirror, tmp_path, cache):
+    from grainlab.cache import CorruptCacheWarning
+    from grainlab.data import load_dataset
+    from grainlab.experiments import System, run_experiment
+
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    system = System("bm25")
+    first = run_experiment(data, [system], name="r", results_dir=tmp_path, cache=cache, progress=False,
+                           n_resamples=50, save_runs=True)
+    run_file = next((tmp_path / "r" / "per_query").glob("*.final.run"))
+    original = run_file.read_bytes()
+    run_file.write_bytes(original.replace(b" 1 ", b" 9 ", 1) if b" 1 " in original else original[:-2] + b"9\n")
+    with pytest.warns(CorruptCacheWarning, match="fails the checksum"):
+        again = run_experiment(data, [system], name="r", results_dir=tmp_path, cache=cache, progress=False,
+                               n_resamples=50, save_runs=True)
+    assert "reused" not in again.manifest["systems"][system.name]
+    assert run_file.read_bytes() == original
+    assert again.run(system.name) == first.run(system.name)

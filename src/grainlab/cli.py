@@ -245,7 +245,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from grainlab.studies import your_documents as yd
 
     _check_compare_arguments(args)
-    inputs = yd.load_inputs(args.documents, args.questions, keep_unlocated=args.keep_unlocated, mirror=args.mirror)
+    inputs = yd.load_inputs(args.documents, args.questions, keep_unlocated=args.keep_unlocated, mirror=args.mirror,
+                            exclude=[args.out])
     comparison = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.retriever,
                             reranker=args.reranker, k=args.k, tune_share=args.tune_share,
                             price_per_mtok=args.price_per_mtok, accept=args.accept, threshold=args.threshold,

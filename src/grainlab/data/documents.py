@@ -26,6 +26,8 @@ from __future__ import annotations
 import bisect
 import json
 import re
+import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -178,8 +180,9 @@ def pdf_text(path: Path) -> tuple[str, tuple[int, ...]]:
 
 
 def _read_text(path: Path) -> str:
+    """A UTF-8 text file's text; a byte-order mark is dropped (it would hide a first heading)."""
     try:
-        with path.open(encoding="utf-8", newline=None) as handle:
+        with path.open(encoding="utf-8-sig", newline=None) as handle:
             return handle.read()
     except UnicodeDecodeError as exc:
         raise MalformedData(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
@@ -237,11 +240,44 @@ def read_documents_jsonl(path: Path) -> list[SourceDocument]:
     return out
 
 
-def load_documents(path: str | Path) -> list[SourceDocument]:
+LARGE_FILE_BYTES = 20_000_000  # a file this large is named before it is read: extraction takes a while
+
+
+class SkippedInputWarning(UserWarning):
+    """A file under the documents folder that is not indexed, or indexed with nothing in it."""
+
+
+def _folder_files(path: Path, exclude: Sequence[Path]) -> list[Path]:
+    """The document files under a folder (hidden parts and ``exclude`` folders left out), naming
+    every one skipped: a link that leads nowhere (or into a loop), a file under an excluded folder."""
+    excluded = [e.resolve() for e in exclude]
+    files = []
+    for candidate in sorted(path.rglob("*")):
+        if candidate.suffix.lower() not in SUFFIXES or any(
+                part.startswith(".") for part in candidate.relative_to(path).parts):
+            continue
+        try:
+            resolved = candidate.resolve(strict=True)
+        except (OSError, RuntimeError):
+            warnings.warn(f"{candidate}: a link that leads nowhere (or into a loop); skipped", SkippedInputWarning,
+                          stacklevel=3)
+            continue
+        if any(resolved == e or e in resolved.parents for e in excluded):
+            warnings.warn(f"{candidate}: under the output folder; skipped (grainlab's own output is not a document)",
+                          SkippedInputWarning, stacklevel=3)
+            continue
+        if candidate.is_file():
+            files.append(candidate)
+    return files
+
+
+def load_documents(path: str | Path, exclude: Sequence[str | Path] = ()) -> list[SourceDocument]:
     """A folder's documents (every ``.md``/``.txt``/``.html``/``.pdf`` under it, sorted by path),
     the files a glob pattern matches (``docs/*.txt``; ids relative to the folder before the first
     wildcard) or a ``documents.jsonl``'s; a missing path or an empty folder is an error saying what
-    to pass."""
+    to pass. Files under ``exclude`` folders (``compare --out``) are skipped; every file skipped,
+    empty (no text: a zero-byte file, a PDF without a text layer) or large is named in a
+    :class:`SkippedInputWarning`, and an empty document is not indexed."""
     pattern = str(path)
     if any(c in pattern for c in "*?["):
         parts = Path(pattern).expanduser().parts
@@ -259,11 +295,25 @@ def load_documents(path: str | Path) -> list[SourceDocument]:
             raise DatasetNotFound(f"{path}: not a folder of documents nor a documents.jsonl; pass a folder holding "
                                   f"{', '.join(SUFFIXES)} files, a glob pattern, or a JSON-lines file with id and "
                                   "text per line")
-        files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES
-                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        files = _folder_files(path, [Path(e).expanduser() for e in exclude])
         if not files:
             raise DatasetNotFound(f"{path}: no {', '.join(SUFFIXES)} files under it")
-    documents = [read_document(p, path) for p in files]
+    for file in files:
+        size = file.stat().st_size
+        if size >= LARGE_FILE_BYTES:
+            warnings.warn(f"{file}: {size / 1e6:.0f} MB; extracting and chunking it takes a while (move it out of "
+                          "the folder if it is not a document)", SkippedInputWarning, stacklevel=2)
+    documents = []
+    for file in files:
+        doc = read_document(file, path)
+        if doc.text.strip():
+            documents.append(doc)
+        else:
+            why = "a PDF without a text layer (scan it with OCR first)" if file.suffix.lower() in PDF_SUFFIXES \
+                else "empty"
+            warnings.warn(f"{file}: {why}; not indexed", SkippedInputWarning, stacklevel=2)
+    if not documents:
+        raise DatasetNotFound(f"{path}: every document is empty")
     keys: dict[str, str] = {}
     for doc in documents:
         if doc.key in keys:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, atomic_write_text
+from grainlab.cache import ArtifactCache, atomic_write_text, report_corrupt, sha256_file
 from grainlab.chunking.base import Chunker, get_chunker
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.structure import ParentChildChunker
@@ -197,8 +197,23 @@ class _SystemJob:
     readable: str
 
     def runs_missing(self, per_query_dir: Path, save_runs: bool) -> bool:
-        """Whether runs were asked for and this system's saved runs are not there."""
-        return save_runs and not list(per_query_dir.glob(f"{self.key[:12]}.*.run"))
+        """Whether runs were asked for and this system's saved runs are not there, or one fails the
+        checksum its table's record holds (a damaged run is reported and recomputed, never read)."""
+        if not save_runs:
+            return False
+        if not list(per_query_dir.glob(f"{self.key[:12]}.*.run")):
+            return True
+        records = sorted(per_query_dir.glob(f"*-{self.key[:12]}.json"))
+        try:
+            expected = json.loads(records[0].read_text("utf-8")).get("runs_sha256") or {} if records else {}
+        except (OSError, ValueError):
+            expected = {}
+        for stage, checksum in expected.items():
+            path = per_query_dir / f"{self.key[:12]}.{stage}.run"
+            if not path.exists() or sha256_file(path) != checksum:
+                report_corrupt(path, "its run fails the checksum in the table's record")
+                return True
+        return False
 
 
 def _system_key(system: System, fingerprint: str, measure_set: MeasureSet, depth: int) -> tuple[str, str]:
@@ -223,8 +238,12 @@ def _with_saved_runs(table: pd.DataFrame, info: dict[str, Any], runs: dict[str, 
                      job: _SystemJob) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Write each stage's run (``save_runs``) beside the stored table and record their files."""
     if runs is not None:
+        checksums = {}
         for stage, raw in runs.items():
-            write_trec_run(raw, str(per_query_dir / f"{job.key[:12]}.{stage}.run"), tag=slug(job.system.display))
+            path = per_query_dir / f"{job.key[:12]}.{stage}.run"
+            write_trec_run(raw, str(path), tag=slug(job.system.display))
+            checksums[stage] = sha256_file(path)
+        info["runs_sha256"] = checksums
     info["runs"] = {stage: f"{job.key[:12]}.{stage}.run" for stage in runs} if runs is not None else None
     return table, info
 
@@ -346,7 +365,8 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: str | 
     atomic_write_text(folder / "per_query.csv", per_query.to_csv(index=False))
     atomic_write_text(folder / "aggregate.csv", aggregate.to_csv(index=False))
     atomic_write_text(folder / "significance.csv", significance.to_csv(index=False))
-    atomic_write_text(folder / "systems.csv", systems_table.drop(columns=["runs"], errors="ignore").to_csv(index=False))
+    atomic_write_text(folder / "systems.csv",
+                      systems_table.drop(columns=["runs", "runs_sha256"], errors="ignore").to_csv(index=False))
     atomic_write_text(folder / "manifest.json", json.dumps(manifest, indent=1, default=str))
     return ExperimentResult(per_query, aggregate, significance, systems_table, manifest, folder)
 

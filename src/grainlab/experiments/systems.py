@@ -24,7 +24,8 @@ RESERVED_COLUMNS = frozenset({
     # result tables
     "dataset", "system", "retriever", "chunker", "aggregate", "stage", "qid", "measure", "value", "mean", "count",
     # the systems table (engine.run_experiment)
-    "name", "key", "parents", "stages", "chunker_version", "retriever_spec", "model", "reranker", "runs", "reused",
+    "name", "key", "parents", "stages", "chunker_version", "retriever_spec", "model", "reranker", "runs", "runs_sha256",
+    "reused",
     "n_units", "mean_unit_tokens", "index_tokens", "duplication_rate", "boundary_retention", "formula_units",
     "n_children", "chunk_s", "index_s", "search_s", "stage_seconds", "analyzer"})
 

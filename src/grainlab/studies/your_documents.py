@@ -207,7 +207,7 @@ def _with_spans(dataset: Dataset) -> Dataset:
 
 
 def load_inputs(documents: str | Path, questions: str | Path | None = None, keep_unlocated: bool = False,
-                mirror: str | None = None) -> Inputs:
+                mirror: str | None = None, exclude: Sequence[str | Path] = ()) -> Inputs:
     """``documents``: a folder, a ``documents.jsonl``, a BEIR folder or a registered dataset name;
     ``questions``: a ``questions.jsonl`` (needed unless ``documents`` is a dataset with questions)."""
     path = Path(str(documents)).expanduser()
@@ -219,7 +219,7 @@ def load_inputs(documents: str | Path, questions: str | Path | None = None, keep
     if questions is None:
         raise ConfigError(f"{documents}: give a questions.jsonl, or generate questions first "
                           "(grainlab questions DOCS --out questions.jsonl)")
-    docs = load_documents(path)
+    docs = load_documents(path, exclude=exclude)
     found = load_questions(questions, docs, keep_unlocated)
     generated = [q for q in found if q.generated]
     source = "yours" if not generated else ("generated" if len(generated) == len(found) else "yours and generated")
