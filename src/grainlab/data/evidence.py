@@ -19,11 +19,13 @@ it is in neither.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grainlab.data.documents import SourceDocument
+from grainlab.data.normalise import attaches, find_all
 from grainlab.data.types import Dataset, Document
 from grainlab.errors import DatasetNotFound, MalformedData
 
@@ -61,6 +63,60 @@ def locate_answer(doc: SourceDocument, answer: str) -> list[int]:
         found.append(at)
         at = doc.text.find(answer, at + 1)
     return found
+
+
+def locate_spans(doc: SourceDocument, answer: str) -> list[tuple[int, int]]:
+    """Every ``(start, end)`` of ``answer`` in the extracted text: as written, else compared under
+    Unicode NFKC normalisation (full- and half-width forms, NFC against NFD), in the text's own
+    offsets (``data.normalise``)."""
+    exact = [(at, at + len(answer)) for at in locate_answer(doc, answer)]
+    return exact or find_all(doc.text, answer)
+
+
+def _has_crlf(doc: SourceDocument) -> bool:
+    """Whether the document's file was saved with CRLF line ends (read back as ``\n``)."""
+    if doc.kind not in ("md", "txt") or not doc.path:
+        return False
+    try:
+        return b"\r\n" in Path(doc.path).read_bytes()
+    except OSError:
+        return False
+
+
+def _offset_convention(doc: SourceDocument, start: int, answer: str) -> str:
+    """Why a span that disagrees with its answer may have been counted another way: on the file with
+    CRLF line ends, or in UTF-16 code units (as JavaScript counts); empty when neither explains it."""
+    for at, _ in locate_spans(doc, answer):
+        if at + doc.text.count("\n", 0, at) == start and _has_crlf(doc):
+            return (f"; it looks counted on the file with CRLF line ends, but grainlab reads line ends as one "
+                    f"character: the answer starts at {at}")
+        if at + sum(1 for c in doc.text[:at] if ord(c) > 0xFFFF) == start and at != start:
+            return (f"; it looks counted in UTF-16 code units (as JavaScript counts), but grainlab counts "
+                    f"characters (code points): the answer starts at {at}")
+    return ""
+
+
+def _check_span(doc: SourceDocument, start: int, end: int, answer: str | None, where: str) -> None:
+    """A span must cut between characters, agree with its answer when one is given, and — on a file
+    whose offsets could have been counted two ways (CRLF line ends, characters beyond U+FFFF) — come
+    with the answer that says which."""
+    text = doc.text
+    for name, at in (("start", start), ("end", end)):
+        if 0 < at < len(text) and attaches(text[at]):
+            raise MalformedData(f"{where}: field {name!r} ({at}) splits {text[at - 1]!r} from the mark "
+                                f"U+{ord(text[at]):04X} that belongs to it; move it to a character boundary")
+    if answer is not None:
+        quoted = text[start:end]
+        if quoted != answer and unicodedata.normalize("NFKC", quoted) != unicodedata.normalize("NFKC", answer):
+            raise MalformedData(f"{where}: fields 'start'/'end' ({start}, {end}) hold {quoted[:40]!r}, not the "
+                                f"'answer' {answer[:40]!r}{_offset_convention(doc, start, answer)}")
+        return
+    if _has_crlf(doc) and "\n" in text[:end]:
+        raise MalformedData(f"{where}: {doc.key!r} was saved with CRLF line ends, so 'start'/'end' could count them "
+                            "as two characters or one (grainlab: one); add the 'answer' text to say which span")
+    if any(ord(c) > 0xFFFF for c in text[:end]):
+        raise MalformedData(f"{where}: {doc.key!r} has characters beyond U+FFFF before the span, which UTF-16 "
+                            "counts twice and grainlab once; add the 'answer' text to say which span")
 
 
 def _field(record: dict, name: str, kind: type | tuple[type, ...], where: str, default: object = None) -> object:
@@ -103,24 +159,26 @@ def parse_question(record: object, documents: Sequence[SourceDocument], where: s
     start, end = _field(record, "start", int, where), _field(record, "end", int, where)
     if (start is None) != (end is None):
         raise MalformedData(f"{where}: fields 'start' and 'end' go together; give both or neither")
+    answer = _field(record, "answer", str, where)
     if start is not None:
         if not 0 <= start < end <= len(doc.text):  # type: ignore[operator]
             raise MalformedData(f"{where}: fields 'start'/'end' ({start}, {end}) are not a range inside "
                                 f"{doc.key!r} (0 ≤ start < end ≤ {len(doc.text)})")
+        _check_span(doc, start, end, answer, where)  # type: ignore[arg-type]
         return EvidenceQuestion(**common, spans=((doc.key, start, end),), document=doc.key)  # type: ignore[arg-type]
-    answer = _field(record, "answer", str, where)
     if not answer:
         raise MalformedData(f"{where}: an answerable question needs 'start'/'end' or 'answer'")
-    found = locate_answer(doc, answer)
+    found = locate_spans(doc, answer)
     if len(found) == 1:
-        return EvidenceQuestion(**common, spans=((doc.key, found[0], found[0] + len(answer)),), document=doc.key)
+        return EvidenceQuestion(**common, spans=((doc.key, *found[0]),), document=doc.key)
     if len(found) > 1:
         raise MalformedData(f"{where}: field 'answer' {answer[:40]!r} occurs {len(found)} times in {doc.key!r} "
-                            f"(offsets {found[:5]}); give 'start'/'end' to say which")
+                            f"(offsets {[at for at, _ in found[:5]]}); give 'start'/'end' to say which")
     lost_at = "extraction" if doc.raw is not None and doc.raw != doc.text and answer in doc.raw else "source"
     if not keep_unlocated:
         hint = ("it is in the file's source but not in the extracted text (extraction dropped it)"
-                if lost_at == "extraction" else "it is not in the document")
+                if lost_at == "extraction" else "it is not in the document, not even under Unicode NFKC "
+                "normalisation (full/half width, NFC/NFD)")
         raise MalformedData(f"{where}: field 'answer' {answer[:40]!r} is not in the text of {doc.key!r}: {hint}; "
                             "fix the question, or pass keep_unlocated (--keep-unlocated) to count it as a failure "
                             f"at the {lost_at} stage")
@@ -136,15 +194,25 @@ def load_questions(path: str | Path, documents: Sequence[SourceDocument],
                               "document_id and start/end (or answer) — or let grainlab generate questions")
     out: list[EvidenceQuestion] = []
     seen: dict[str, int] = {}
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            where = f"{path}:{number}"
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise MalformedData(f"{where}: not UTF-8 (byte {exc.start} of the line is {raw[exc.start]:#04x}); "
+                                    "save the file as UTF-8") from None
             if not line.strip():
                 continue
-            where = f"{path}:{number}"
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise MalformedData(f"{where}: not JSON ({exc.msg} at column {exc.colno})") from None
+            try:
+                json.dumps(record, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise MalformedData(f"{where}: a lone surrogate {exc.object[exc.start]!r} (half of a UTF-16 pair) "
+                                    "is not text; write the character itself or its full pair") from None
             question = parse_question(record, documents, where, keep_unlocated)
             if question.qid in seen:
                 raise MalformedData(f"{where}: field 'id' {question.qid!r} repeats line {seen[question.qid]}")
