@@ -52,3 +52,30 @@ def test_span_variants_and_gold_spans_of_the_dataset():
     assert rows["SpanPrecision(unit=char)@1"] == 0.0
     assert rows["SpanPrecision(count=sum,unit=char)@2"] == pytest.approx(12 / (25 + 13))
     assert rows["SpanPrecisionOmega(unit=char)"] == pytest.approx(12 / 25)  # only d#0 touches the gold
+
+
+def test_citation_match_divides_by_the_units_shown_not_by_k():
+    """CitationMatch@k is the share of the units a question is shown that overlap its evidence:
+    with two units shown at k = 5, one matching, it is 1/2, not 1/5."""
+    text = "Refunds take five days. Shipping takes two. Support answers fast."
+    data = Dataset("c", {"d": Document("d", text)}, {"q": "refunds?"}, {"q": {"d": 1}}, {"q": ["Refunds take five days"]},
+                   info={"gold_spans": {"q": [["d", 0, 22]]}})
+    units = {"d#0": Chunk("d#0", "d", text[:23], 0, 23, 5, 0), "d#1": Chunk("d#1", "d", text[24:43], 24, 43, 4, 1)}
+    scorer = Scorer(data, MeasureSet.parse(["CitationMatch@5", "SpanHit@5", "SpanRR@5"]))
+    rows = scorer.rows({"q": [("d#1", 2.0), ("d#0", 1.0)]}, units).set_index("measure")["value"]
+    assert rows["CitationMatch@5"] == 0.5 and rows["SpanHit@5"] == 1.0 and rows["SpanRR@5"] == 0.5
+
+
+def test_a_span_that_ends_at_the_end_of_its_document_is_evidence(tmp_path):
+    import json
+
+    from grainlab.data.documents import load_documents
+    from grainlab.data.evidence import load_questions
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("Refunds take five days", encoding="utf-8")  # no final newline
+    docs = load_documents(tmp_path / "docs")
+    end = len(docs[0].text)
+    path = tmp_path / "q.jsonl"
+    path.write_text(json.dumps({"id": "q", "question": "?", "document_id": "a", "start": end - 4, "end": end}) + "\n")
+    assert load_questions(path, docs)[0].spans == (("a", end - 4, end),)

@@ -514,3 +514,53 @@ def test_a_first_try_with_three_questions_runs_without_a_split_and_says_so(tmp_p
     assert comparison.info["held_out"] is False
     assert "No held-out split: 3 questions are too few at tune_share=0.2" in comparison.recommendation
     assert int(comparison.decision["answerable"].iloc[0]) == 3
+
+
+def test_failure_stages_of_staged_and_plain_candidates_by_hand():
+    """The first stage that lost a question: chunking (no unit holds the evidence), embedding (exact
+    search misses too), index (exact search finds it, the approximate first stage does not), search
+    (the first stage finds it; fusion, reranking or the context cut dropped it). A staged candidate
+    without a first-stage row lost it after its first stage: search, never index."""
+    from grainlab.data import Dataset, Document
+
+    text = "Refunds take five days. Shipping takes two."
+    data = Dataset("f", {"d": Document("d", text)}, {q: "?" for q in "abcdef"}, {q: {"d": 1} for q in "abcdef"},
+                   {}, info={"gold_spans": {q: [("d", 0, 22)] for q in "abcdef"}, "lost_at": {"f": "extraction"}})
+    whole = [Chunk("d#0", "d", text[:23], 0, 23, 5, 0)]
+    cut = [Chunk("d#0", "d", text[:10], 0, 10, 3, 0), Chunk("d#1", "d", text[10:], 10, len(text), 6, 1)]
+
+    def rows(candidate, staged, checks):
+        return [{"candidate": candidate, "check": check, "staged": staged, "qid": qid, "answerable": True,
+                 "SpanHit@1": hit, "split": "confirm", "category": "c", "document": "d"}
+                for check, hits in checks.items() for qid, hit in hits.items()]
+
+    frame = pd.DataFrame(
+        rows("plain", False, {"system": {"a": 0, "b": 0, "c": 0, "f": 0}, "exact": {"a": 0, "b": 1, "c": 1}})
+        + rows("staged", True, {"system": {"a": 0, "b": 0, "d": 0, "e": 1}, "exact": {"a": 0, "b": 1, "d": 1},
+                                "first": {"d": 0}})
+        + rows("cut", False, {"system": {"a": 0}, "exact": {"a": 0}}))
+    frame.loc[(frame["candidate"] == "plain") & (frame["qid"] == "c") & (frame["check"] == "exact"), "SpanHit@1"] = 1
+    stages = yd.failure_stages(frame, data, {"plain": whole, "staged": whole, "cut": cut}, 1)
+    got = {(r.chunker, r.question_id): r.stage for r in stages.itertuples()}
+    assert got == {("plain", "a"): "embedding", ("plain", "b"): "index", ("plain", "c"): "index",
+                   ("plain", "f"): "extraction",
+                   ("staged", "a"): "embedding", ("staged", "b"): "search", ("staged", "d"): "index",
+                   ("cut", "a"): "chunking"}
+
+
+def test_a_beir_folder_takes_only_positive_judgments_as_evidence(tmp_path):
+    from tests.conftest import write_beir
+
+    corpus = {"d1": ("", "Refunds take five days."), "d2": ("", "Shipping is fast.")}
+    write_beir(tmp_path / "mine", corpus, {"q1": "refunds?"}, [("q1", "d1", 1), ("q1", "d2", 0)])
+    inputs = yd.load_inputs(tmp_path / "mine")
+    assert inputs.dataset.info["gold_spans"]["q1"] == [("d1", 0, len("Refunds take five days."))]
+
+
+def test_parent_child_candidates_run_and_return_their_sections(inputs, tmp_path):
+    comparison = yd.compare(inputs, {"pc": "parent_child(child_size=32,parent_size=200,parents=structure)",
+                                     "fixed": FIXED}, "bm25", k=1, tune_share=0.3, out=tmp_path / "pc",
+                            cache=ArtifactCache(tmp_path / "cache"), progress=False, n_resamples=100)
+    assert set(comparison.decision["chunker"]) == {"pc", "fixed"}
+    chunks = [json.loads(line) for line in (tmp_path / "pc" / "chunks.jsonl").read_text().splitlines()]
+    assert any(c.get("parent_id") for c in chunks if c["splitter"].startswith("parent_child"))
