@@ -375,3 +375,27 @@ def test_a_stored_run_with_a_flipped_byte_is_recomputed_not_read(toy_mirror, tmp
     assert "reused" not in again.manifest["systems"][system.name]
     assert run_file.read_bytes() == original
     assert again.run(system.name) == first.run(system.name)
+
+
+def test_a_new_decision_is_not_left_beside_an_earlier_side_by_side_run(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "out"
+    (out / "side_by_side").mkdir(parents=True)
+    (out / "retrievers.csv").write_text("earlier\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["compare", "docs", "q.jsonl", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds an earlier run's side-by-side comparison" in err
+    assert (out / "retrievers.csv").read_text() == "earlier\n"  # nothing deleted
+
+
+def test_a_folder_that_cannot_be_written_is_one_line(tmp_path, capsys, monkeypatch):
+    """Read-only --out or cache (root, as CI runs, may write anywhere, so the refusal is simulated)."""
+    from grainlab.studies import your_documents as yd
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(tmp_path / "out" / "decision.csv"))
+
+    monkeypatch.setattr(yd, "load_inputs", refuse)
+    assert main(["compare", "docs", "q.jsonl", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "decision.csv: not writable (Permission denied)" in err

@@ -238,6 +238,11 @@ def _check_compare_arguments(args: argparse.Namespace) -> dict[str, str]:
     candidates = yd.parse_candidates(args.chunkers)
     for spec in [*(args.retriever or []), *([args.side_by_side] if args.side_by_side else [])]:
         retriever_parameters(spec)
+    earlier = [name for name in ("retrievers.csv", "side_by_side") if (Path(args.out) / name).exists()]
+    if earlier and not args.side_by_side:
+        raise ConfigError(f"{args.out} holds an earlier run's side-by-side comparison ({', '.join(earlier)}), which "
+                          "would sit beside this decision unrelated to it: choose a new --out, pass --side-by-side "
+                          "again, or remove them")
     return candidates
 
 
@@ -494,6 +499,10 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except GrainlabError as exc:
         print(f"grainlab: error: {exc}", file=sys.stderr)
+        return 2
+    except PermissionError as exc:
+        print(f"grainlab: error: {exc.filename or ''}: not writable ({exc.strerror}); choose another folder "
+              "(--out, $GRAINLAB_CACHE, $GRAINLAB_RESULTS) or fix its permissions", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `grainlab datasets | head -1`: the reader left, nothing is wrong
         devnull = os.open(os.devnull, os.O_WRONLY)
