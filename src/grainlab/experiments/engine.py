@@ -234,6 +234,15 @@ def _system_table(dataset: Dataset, system: System, scorer: Scorer, depth: int, 
     return table, info, {stage: raw for stage, (raw, _, _) in runs.items()}
 
 
+def compute_system(dataset: Dataset, system: System, measures: Sequence[str], depth: int, cache: ArtifactCache,
+                   fingerprint: str) -> tuple[pd.DataFrame, dict[str, Any], dict[str, Run]]:
+    """One system computed afresh on ``dataset`` (nothing read from or written to a results folder):
+    its per-query table, its info and its raw runs by stage — what ``grainlab verify`` compares
+    with a stored table."""
+    scorer = Scorer(dataset, MeasureSet.parse(list(measures)))
+    return _system_table(dataset, system, scorer, depth, _Indexes(cache), fingerprint)
+
+
 def _with_saved_runs(table: pd.DataFrame, info: dict[str, Any], runs: dict[str, Run] | None, per_query_dir: Path,
                      job: _SystemJob) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Write each stage's run (``save_runs``) beside the stored table and record their files."""

@@ -30,9 +30,8 @@ from grainlab.cache import ArtifactCache
 from grainlab.data.types import Dataset
 from grainlab.errors import GrainlabError
 from grainlab.evaluation.measures import read_trec_run
-from grainlab.experiments.engine import _Indexes, _system_table
+from grainlab.experiments.engine import compute_system
 from grainlab.experiments.identity import key_parts, results_key
-from grainlab.experiments.scoring import MeasureSet, Scorer
 from grainlab.experiments.store import DamagedTable, load_stored_table
 from grainlab.experiments.systems import System
 from grainlab.types import Run
@@ -147,12 +146,15 @@ def _compare(stored: pd.DataFrame, fresh: pd.DataFrame, tolerance: float) -> pd.
 def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queries: int = 3, seed: int = 0,
                       cache: ArtifactCache | None = None, retrievers: Iterable[str] = (),
                       tolerance: float = TOLERANCE, progress: Callable[[str], None] | None = None,
-                      systems: int | None = None) -> VerifyReport:
+                      systems: int | None = None, root: Path | None = None) -> VerifyReport:
     """Recompute ``queries`` sampled queries of every system an experiment stored (only systems
     using one of ``retrievers``' names, when given; ``systems`` of them drawn at random, when given)
-    and compare each row with the stored one."""
+    and compare each row with the stored one. The experiment is named relative to ``root`` (the
+    results folder), and the sample is drawn from that name and ``seed``, so every checkout and
+    machine draws the same queries."""
     report = VerifyReport()
-    name = manifest_path.parent.as_posix()
+    folder_of = manifest_path.parent
+    name = folder_of.relative_to(root).as_posix() if root is not None else folder_of.as_posix()
     manifest = json.loads(manifest_path.read_text("utf-8"))
     parameters = manifest["parameters"]
     try:
@@ -168,7 +170,6 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
     depth = int(parameters["depth"])
     folder = manifest_path.parent / "per_query"
     cache = cache or ArtifactCache()
-    indexes = _Indexes(cache)
     rng = random.Random(f"{seed}:{name}")
     chosen = [(label, entry) for label, entry in manifest["systems"].items()
               if not retrievers or set(_component_kinds(System.from_name(entry["name"]))) <= set(retrievers)]
@@ -194,8 +195,7 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
         if progress:
             progress(f"{name}: {label} ({len(sample)} queries)")
         subset = dataset.subset(sample)
-        fresh, info, runs = _system_table(subset, system, Scorer(subset, MeasureSet.parse(measures)), depth, indexes,
-                                       parameters["dataset_fingerprint"])
+        fresh, info, runs = compute_system(subset, system, measures, depth, cache, parameters["dataset_fingerprint"])
         compared = _compare(stored[stored["qid"].astype(str).isin(sample)].astype({"qid": str}),
                             fresh.astype({"qid": str}), tolerance)
         report.systems += 1
@@ -245,9 +245,10 @@ def _verify_all(report: VerifyReport, results: Path, load: Callable[[str], Datas
                 seed: int, cache: ArtifactCache, retrievers: Iterable[str], max_seconds: float | None,
                 progress: Callable[[str], None] | None, start: float, systems: int | None) -> None:
     for manifest in experiment_manifests(results, only):
-        name = manifest.parent.as_posix()
+        name = manifest.parent.relative_to(results).as_posix()
         if max_seconds is not None and time.perf_counter() - start > max_seconds:
             report.skipped.append((name, f"not reached within --max-seconds {max_seconds:g}"))
             continue
         report.merge(verify_experiment(manifest, load, queries=queries, seed=seed, cache=cache,
-                                       retrievers=tuple(retrievers), progress=progress, systems=systems))
+                                       retrievers=tuple(retrievers), progress=progress, systems=systems,
+                                       root=results))
