@@ -342,13 +342,18 @@ def test_every_skipped_or_empty_document_is_named(tmp_path, monkeypatch):
     (docs / "big.txt").write_text("x " * 100, encoding="utf-8")
     (docs / "out").mkdir()
     (docs / "out" / "report.html").write_text("<p>an earlier decision</p>", encoding="utf-8")
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "linked.md").write_text("# Linked\n\nFrom a linked folder.\n", encoding="utf-8")
+    (docs / "team").symlink_to(tmp_path / "shared")  # a linked subfolder is read
+    (docs / "again").symlink_to(docs)  # a loop is named, not followed
     monkeypatch.setattr(documents_module, "LARGE_FILE_BYTES", 150)
     with pytest.warns(SkippedInputWarning) as caught:
         found = load_documents(docs, exclude=[docs / "out"])
     said = " | ".join(str(w.message) for w in caught)
     assert "empty.txt: empty; not indexed" in said and "dangling.md: a link that leads nowhere" in said
     assert "report.html: under the output folder" in said and "big.txt: 0 MB" in said
-    assert sorted(d.doc_id for d in found) == ["big", "bom"]
+    assert "again: a link back to a folder already read (a loop)" in said
+    assert sorted(d.doc_id for d in found) == ["big", "bom", "team/linked"]
     bom = next(d for d in found if d.doc_id == "bom")
     assert bom.text.startswith("# Title")  # the byte-order mark no longer hides the heading
     from grainlab.chunking import get_chunker

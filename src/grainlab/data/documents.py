@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import os
 import re
 import warnings
 from collections.abc import Sequence
@@ -247,12 +248,31 @@ class SkippedInputWarning(UserWarning):
     """A file under the documents folder that is not indexed, or indexed with nothing in it."""
 
 
+def _walk(root: Path) -> list[Path]:
+    """Every path under ``root``, sorted, following linked folders once each: a link back to a
+    folder already walked (a loop) is named and not followed."""
+    seen, out = {root.resolve()}, []
+    for folder, subfolders, names in os.walk(root, followlinks=True):
+        kept = []
+        for sub in sorted(subfolders):
+            resolved = (Path(folder) / sub).resolve()
+            if resolved in seen:
+                warnings.warn(f"{Path(folder) / sub}: a link back to a folder already read (a loop); not followed",
+                              SkippedInputWarning, stacklevel=4)
+                continue
+            seen.add(resolved)
+            kept.append(sub)
+        subfolders[:] = kept
+        out += [Path(folder) / name for name in names]
+    return sorted(out)
+
+
 def _folder_files(path: Path, exclude: Sequence[Path]) -> list[Path]:
     """The document files under a folder (hidden parts and ``exclude`` folders left out), naming
     every one skipped: a link that leads nowhere (or into a loop), a file under an excluded folder."""
     excluded = [e.resolve() for e in exclude]
     files = []
-    for candidate in sorted(path.rglob("*")):
+    for candidate in _walk(path):
         if candidate.suffix.lower() not in SUFFIXES or any(
                 part.startswith(".") for part in candidate.relative_to(path).parts):
             continue
