@@ -5,6 +5,7 @@ BM25 (no model) keeps these fast and deterministic; the encoder is a parameter l
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -564,3 +565,18 @@ def test_parent_child_candidates_run_and_return_their_sections(inputs, tmp_path)
     assert set(comparison.decision["chunker"]) == {"pc", "fixed"}
     chunks = [json.loads(line) for line in (tmp_path / "pc" / "chunks.jsonl").read_text().splitlines()]
     assert any(c.get("parent_id") for c in chunks if c["splitter"].startswith("parent_child"))
+
+
+def test_the_unanswerable_threshold_is_fitted_on_the_tuning_split_only(comparison):
+    """Each candidate's threshold is the 10th percentile of its tuning questions' top scores among
+    the questions it found, recomputed here from the per-question table (``top_score``); held-out
+    questions never move it."""
+    rows = comparison.per_question
+    hits = rows[(rows["check"] == "system") & rows["answerable"] & (rows["SpanHit@1"] > 0)]
+    differs = 0
+    for label, threshold in comparison.info["thresholds"].items():
+        mine = hits[hits["candidate"] == label]
+        tuned = mine[mine["split"] == "tune"]["top_score"]
+        assert threshold == pytest.approx(float(np.quantile(tuned, yd.THRESHOLD_QUANTILE)))
+        differs += not math.isclose(threshold, float(np.quantile(mine["top_score"], yd.THRESHOLD_QUANTILE)))
+    assert differs  # the premise: fitting on every split would give another threshold here

@@ -579,6 +579,9 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
     system_rows = rows[rows["check"] == "system"].reset_index(drop=True)
     shown = _shown_runs(result, systems)
     scores = {c: {q: (r[0][1] if r else -math.inf) for q, r in run.items()} for c, run in shown.items()}
+    rows["top_score"] = [scores.get(c, {}).get(q, -math.inf) if check == "system" else math.nan
+                         for c, q, check in zip(rows["candidate"], rows["qid"], rows["check"], strict=True)]
+    system_rows = rows[rows["check"] == "system"].reset_index(drop=True)
     thresholds = {}
     for label in chunkers:
         tuning_rows = part(system_rows, "tune")
