@@ -31,6 +31,8 @@ MODULES: dict[str, list[str]] = {  # module → the tests that decide it
     "src/grainlab/chunking/recursive.py": ["tests/chunking/test_boundaries.py", "tests/chunking/test_invariants.py"],
     "src/grainlab/chunking/sentences.py": ["tests/chunking/test_boundaries.py", "tests/chunking/test_sentence_blocks.py"],
     "src/grainlab/chunking/citations.py": ["tests/experiments/test_keys.py", "tests/studies/test_your_documents.py"],
+    "src/grainlab/data/normalise.py": ["tests/data/test_evidence_spans.py"],
+    "src/grainlab/evaluation/verdicts.py": ["tests/evaluation/test_verdicts.py", "tests/studies/test_claims.py"],
     "src/grainlab/retrieval/fusion.py": ["tests/retrieval/test_fusion.py", "tests/retrieval/test_pipeline.py"],
     "src/grainlab/evaluation/significance.py": ["tests/evaluation/test_significance.py"],
     "src/grainlab/studies/claims.py": ["tests/studies/test_claims.py"],
@@ -76,7 +78,8 @@ def main(words: list[str]) -> int:
         for part in ("src", "tests", "pyproject.toml"):
             source = ROOT / part
             (shutil.copytree if source.is_dir() else shutil.copy2)(source, scratch / part)
-        for manifest in ROOT.glob("results/**/manifest.json"):  # the committed keys, which tests check
+        recorded = [*ROOT.glob("results/**/manifest.json"), *ROOT.glob("results/**/per_query/*.json")]
+        for manifest in recorded:  # the committed keys and tables' identities, which tests check
             target = scratch / manifest.relative_to(ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(manifest, target)
