@@ -7,7 +7,9 @@ entry can never be read; entries are written to a temporary file and renamed int
 so a crash never leaves half an entry. Each entry has a sidecar ``.sha256`` file holding
 the checksum (and shape) of its bytes: an entry that is truncated, empty, of the wrong
 shape or fails its checksum is reported once (:class:`CorruptCacheWarning`), deleted and
-recomputed — never reused.
+recomputed — never reused. A cache miss costs time only; the stored per-query results that a
+study commits are keyed differently, by explicit component versions (``experiments.identity``),
+so editing source never orphans them.
 """
 
 from __future__ import annotations
