@@ -134,3 +134,27 @@ def test_committed_bm25_tables_reproduce_and_a_planted_change_fails(mirror, monk
     monkeypatch.setattr(BM25Retriever, "tokenize", lambda self, texts: [t[:1] for t in real(self, texts)])
     assert main(args) == 1
     assert "blame retriever bm25/1 or measure" in capsys.readouterr().out  # its runs are not committed
+
+
+@pytest.mark.parametrize("recorded", [True, False])
+def test_a_sampled_experiment_is_rebuilt_from_the_registrys_dataset(toy_mirror, tmp_path, cache, recorded):
+    """An experiment on a sample_dataset subset is verified against the same subset, rebuilt from
+    the whole dataset by the sample the manifest records (or, for a manifest from before that
+    field, by its counts with seed 0 in either mode); the fingerprint decides."""
+    from grainlab.data import sample_dataset
+
+    whole = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    sampled = sample_dataset(whole, 2, 4, seed=0, mode="queries")
+    assert sampled.fingerprint() != whole.fingerprint()
+    run_experiment(sampled, SYSTEMS[:1], measures=MEASURES, name="s", results_dir=tmp_path, cache=cache,
+                   n_resamples=50, progress=False)
+    manifest = tmp_path / "s" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    assert data["parameters"]["sample"]["n_docs"] == 4
+    if not recorded:
+        del data["parameters"]["sample"]
+        manifest.write_text(json.dumps(data))
+    report = verify(tmp_path, lambda name: whole, queries=2)
+    assert report.ok and report.systems == 1
+    other = sample_dataset(whole, 2, 3, seed=0, mode="queries")
+    assert verify_experiment(manifest, lambda name: other.subset(list(other.queries)[:1])).rows == 0

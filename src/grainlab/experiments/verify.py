@@ -19,7 +19,7 @@ import math
 import random
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from grainlab.cache import ArtifactCache
+from grainlab.data.sample import sample_dataset
 from grainlab.data.types import Dataset
 from grainlab.errors import GrainlabError
 from grainlab.evaluation.measures import read_trec_run
@@ -129,6 +130,26 @@ def _ranking_changed(folder: Path, key: str, runs: dict[str, Run], qids: list[st
     return False if stored_any else None
 
 
+def dataset_as_ran(dataset: Dataset, parameters: Mapping[str, Any]) -> Dataset | None:
+    """The data an experiment ran on, rebuilt from the registry's dataset: itself, or the
+    :func:`~grainlab.data.sample_dataset` subset its manifest records (``sample``: counts, seed,
+    mode; a manifest from before that field is tried with the recorded counts, seed 0 and either
+    mode). The fingerprint decides; ``None`` when nothing matches."""
+    wanted = parameters["dataset_fingerprint"]
+    if dataset.fingerprint() == wanted:
+        return dataset
+    recorded = parameters.get("sample")
+    tries = ([(recorded["n_queries"], recorded["n_docs"], recorded["seed"], recorded["mode"])] if recorded else
+             [(parameters.get("n_queries"), parameters.get("n_docs"), 0, mode) for mode in ("docs", "queries")])
+    for n_queries, n_docs, seed, mode in tries:
+        if not n_queries or not n_docs:
+            continue
+        sampled = sample_dataset(dataset, int(n_queries), int(n_docs), int(seed), mode=str(mode))
+        if sampled.fingerprint() == wanted:
+            return sampled
+    return None
+
+
 def _component_kinds(system: System) -> list[str]:
     """The kinds of model-using parts of a system: its retrievers' names, ``rerank`` for a reranker."""
     kinds = [spec.split("(")[0] for spec in system.retrievers]
@@ -158,13 +179,14 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
     manifest = json.loads(manifest_path.read_text("utf-8"))
     parameters = manifest["parameters"]
     try:
-        dataset = load(parameters["dataset"])
+        dataset = dataset_as_ran(load(parameters["dataset"]), parameters)
     except GrainlabError as exc:
         report.skipped.append((name, f"dataset {parameters['dataset']!r} not loadable here: {str(exc).split(';')[0]}"))
         return report
-    if dataset.fingerprint() != parameters["dataset_fingerprint"]:
-        report.skipped.append((name, f"the registry's {parameters['dataset']!r} is not the data this experiment ran "
-                                     "on (a study-built subset or derivation; its fingerprint differs)"))
+    if dataset is None:
+        report.skipped.append((name, f"the registry's {parameters['dataset']!r}, whole or sampled as recorded, is not "
+                                     "the data this experiment ran on (a study-built derivation; its fingerprint "
+                                     "differs)"))
         return report
     measures = list(parameters["measures"])
     depth = int(parameters["depth"])
