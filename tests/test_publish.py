@@ -195,3 +195,14 @@ def test_every_figure_a_notebook_saves_has_a_caption_and_the_report_shows_it(tmp
     html_path, markdown_path = write_report("full", tmp_path / "out" / "report.html", results, figures)
     caption = figure_caption("late_chunking_sweep")
     assert caption.replace("'", "&#x27;") in html_path.read_text() and caption in markdown_path.read_text()
+
+
+def test_the_report_opens_with_one_line_per_paper_and_folds_the_claim_table(tmp_path):
+    results, figures = fake_results(tmp_path)
+    verdicts = with_verdicts(results)
+    html_path, markdown_path = write_report("full", tmp_path / "r.html", results, figures)
+    page = html_path.read_text()
+    line = f"Late chunking (SciFact): {int((verdicts['verdict'] == 'reproduced').sum())} reproduced"
+    assert line in page and page.index("Papers at a glance") < page.index("id='verdicts'")
+    assert "<details><summary>Every claim (1 rows)</summary>" in page
+    assert f"- {line}" in markdown_path.read_text()

@@ -199,6 +199,20 @@ def study_summaries(sections: list[StudySection]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["study", "claims", "reproduced", "not reproduced", "inconclusive", "untestable"])
 
 
+def paper_lines(sections: list[StudySection]) -> list[tuple[StudySection, str]]:
+    """One line per paper with tested claims, read from its verdict table: the section and
+    ``"<title>: 4 reproduced, 2 not reproduced, 6 inconclusive, 0 untestable of 12 claims"``."""
+    by_notebook = {s.notebook: s for s in sections}
+    out = []
+    for row in study_summaries(sections).to_dict("records"):
+        section = by_notebook[row["study"]]
+        title = section.report.title if section.report is not None else section.notebook
+        out.append((section, f"{title}: {row['reproduced']} reproduced, {row['not reproduced']} not reproduced, "
+                             f"{row['inconclusive']} inconclusive, {row['untestable']} untestable "
+                             f"of {row['claims']} claims"))
+    return out
+
+
 def overview_markdown(overview: pd.DataFrame) -> str:
     """The overview as a Markdown table, with the verdict counts above it."""
     counts = verdict_counts(overview)
@@ -291,6 +305,10 @@ def build_html(sections: list[StudySection], title: str) -> str:
     """The whole report as one HTML document with no external reference."""
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
              f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"]
+    papers = paper_lines(sections)
+    if papers:
+        parts.append("<h2 id='papers'>Papers at a glance</h2><ul>" + "".join(
+            f"<li><a href='#{section.name}'>{html.escape(line)}</a></li>" for section, line in papers) + "</ul>")
     parts.append("<ul>" + "".join(f"<li><a href='#{s.name}'>{html.escape(s.notebook)}</a></li>" for s in sections) + "</ul>")
     overview = verdict_overview(sections)
     if len(overview):
@@ -298,7 +316,8 @@ def build_html(sections: list[StudySection], title: str) -> str:
         parts.append("<h2 id='verdicts'>Verdicts</h2><p>" + html.escape(verdict_tally(counts)) + " (paired randomization tests, Holm within each "
             "study, or within each family a study names; effects are differences in the measure named, on its own "
             "scale; <em>inconclusive</em> rows give the queries a test would need).</p>"
-            + html_table(study_summaries(sections)) + html_table(overview))
+            + html_table(study_summaries(sections))
+            + f"<details><summary>Every claim ({len(overview)} rows)</summary>{html_table(overview)}</details>")
     for section in sections:
         parts.append(f"<h2 id='{section.name}'>{html.escape(section.notebook)}"
                      + (f": {html.escape(section.report.title)}" if section.report else "") + "</h2>")
@@ -329,6 +348,9 @@ def build_html(sections: list[StudySection], title: str) -> str:
 def build_markdown(sections: list[StudySection], title: str, figures_relative_to: Path | None = None) -> str:
     """The same content as Markdown, figures linked (relative to ``figures_relative_to``)."""
     lines = [f"# {title}", ""]
+    papers = paper_lines(sections)
+    if papers:
+        lines += ["## Papers at a glance", "", *(f"- {line}" for _, line in papers), ""]
     overview = verdict_overview(sections)
     if len(overview):
         lines += ["## Verdicts", "", overview_markdown(overview), ""]

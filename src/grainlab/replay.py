@@ -19,7 +19,7 @@ from grainlab import settings
 from grainlab.data import load_dataset
 from grainlab.experiments.manifest import cpu_name
 from grainlab.experiments.verify import VerifyReport, verify
-from grainlab.publish import study_sections, study_summaries, write_report
+from grainlab.publish import paper_lines, study_sections, write_report
 from grainlab.transport import unpack_archives, unpack_tables
 
 DENSE_SAMPLE = ("chunk_size/full/covid_qa_stitched",)
@@ -42,16 +42,8 @@ class Replay:
 
 
 def headlines(results: Path) -> list[str]:
-    """One line per paper with tested claims: its title (from its paper-vs-ours table) and the
-    verdicts of its claims, read from the committed tables."""
-    sections = {s.notebook: s for s in study_sections("full", results)}
-    lines = []
-    for row in study_summaries(list(sections.values())).to_dict("records"):
-        section = sections[row["study"]]
-        title = section.report.title if section.report is not None else row["study"]
-        lines.append(f"{title}: {row['reproduced']} reproduced, {row['not reproduced']} not reproduced, "
-                     f"{row['inconclusive']} inconclusive, {row['untestable']} untestable of {row['claims']} claims")
-    return lines
+    """One line per paper with tested claims (:func:`grainlab.publish.paper_lines`)."""
+    return [line for _, line in paper_lines(study_sections("full", results))]
 
 
 def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1,
