@@ -84,3 +84,16 @@ def test_a_questions_file_that_is_not_utf8_text_is_one_line(tmp_path, raw, messa
     docs = _docs(tmp_path, "a.md", b"x\n")
     with pytest.raises(MalformedData, match=message):
         load_questions(_questions(tmp_path, raw=raw), docs)
+
+
+def test_normalised_matches_start_and_end_only_between_characters():
+    """Hand-made cases from the mutation run's survivors: a match may not start or end inside a
+    character whose NFKC form is several (ﬁ → fi), overlapping matches are all found, and a mark of
+    combining class 1 (an overlay) attaches to its letter like any other mark."""
+    from grainlab.data.normalise import clusters
+
+    assert find_all("ﬁle", "ile") == [] and find_all("ﬁle", "le") == [(1, 3)]
+    assert find_all("xﬁ", "xf") == [] and find_all("xﬁ", "xfi") == [(0, 2)]
+    assert find_all("aaa", "aa") == [(0, 2), (1, 3)]
+    assert clusters("a\u0334b") == [(0, 2), (2, 3)]
+    assert find_all("a\u0334b", "b") == [(2, 3)] and find_all("a\u0334b", "a") == []
