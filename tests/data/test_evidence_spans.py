@@ -94,6 +94,7 @@ def test_normalised_matches_start_and_end_only_between_characters():
 
     assert find_all("ﬁle", "ile") == [] and find_all("ﬁle", "le") == [(1, 3)]
     assert find_all("abcﬁle", "ile") == [] and find_all("abcﬁle", "cfi") == [(2, 4)]  # away from offset 1 too
+    assert find_all("abcxﬁ", "abcxf") == [] and find_all("abcxﬁ", "abcxfi") == [(0, 5)]
     assert find_all("xﬁ", "xf") == [] and find_all("xﬁ", "xfi") == [(0, 2)]
     assert find_all("aaa", "aa") == [(0, 2), (1, 3)]
     assert clusters("a\u0334b") == [(0, 2), (2, 3)]
