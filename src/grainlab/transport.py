@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grainlab.cache import atomic_write_bytes, sha256_bytes
+from grainlab.cache import atomic_write_bytes
 from grainlab.errors import ConfigError
+from grainlab.experiments.store import DamagedTable, stored_table_bytes
 from grainlab.readers.archive import ARCHIVE_NAME
 
 COMMIT_LIMIT_BYTES = 1_048_576  # no committed file is larger than this
@@ -119,22 +120,11 @@ def _manifest_systems(manifest: Path) -> dict[str, dict[str, Any]]:
 def _replacement_ok(folder: Path, key: str) -> str | None:
     """``None`` when the table stored under ``key`` is in ``folder`` (as itself or its ``.xz``
     copy) and matches the checksum in its record; else why not."""
-    records = sorted(folder.glob(f"*-{key[:12]}.json"))
-    if not records:
-        return f"its replacement ({key[:12]}) is not stored here"
-    record = records[0]
-    table = record.with_suffix(".csv")
     try:
-        expected = json.loads(record.read_text("utf-8"))["integrity"]["sha256"]
-        if table.exists():
-            data = table.read_bytes()
-        else:
-            data = lzma.decompress(packed_path(table).read_bytes())
-    except (OSError, ValueError, KeyError, TypeError, lzma.LZMAError):
-        return f"its replacement {table.name} is missing or unreadable"
-    if sha256_bytes(data) != expected:
-        return f"its replacement {table.name} fails its checksum"
-    return None
+        data = stored_table_bytes(folder, key)
+    except DamagedTable as exc:
+        return f"its replacement is damaged: {exc}"
+    return None if data is not None else f"its replacement ({key[:12]}) is not stored here"
 
 
 def prune_plan(results: Path) -> PrunePlan:

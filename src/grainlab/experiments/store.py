@@ -54,28 +54,37 @@ class DamagedTable(GrainlabError):
     """A stored table does not match the checksum its record holds."""
 
 
-def load_stored_table(folder: Path, key: str) -> pd.DataFrame | None:
-    """The table stored in ``folder`` under ``key`` — as itself or as its ``.xz`` copy — read
-    without changing anything; ``None`` when it is not there, :class:`DamagedTable` when it fails
-    the checksum in its record."""
+def stored_table_bytes(folder: Path, key: str) -> bytes | None:
+    """The bytes of the table stored in ``folder`` under ``key`` — itself or its ``.xz`` copy —
+    read without changing anything; ``None`` when it is not there, :class:`DamagedTable` when it
+    does not decompress or fails the checksum in its record."""
     records = sorted(folder.glob(f"*-{key[:12]}.json"))
     if not records:
         return None
     table = records[0].with_suffix(".csv")
     packed = table.with_name(table.name + ".xz")
-    if table.exists():
-        data = table.read_bytes()
-    elif packed.exists():
-        data = lzma.decompress(packed.read_bytes())
-    else:
-        return None
+    try:
+        if table.exists():
+            data = table.read_bytes()
+        elif packed.exists():
+            data = lzma.decompress(packed.read_bytes())
+        else:
+            return None
+    except (OSError, lzma.LZMAError) as exc:
+        raise DamagedTable(f"{table}: unreadable ({type(exc).__name__})") from None
     try:
         expected = json.loads(records[0].read_text("utf-8"))["integrity"]["sha256"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise DamagedTable(f"{records[0]}: no readable integrity record ({type(exc).__name__})") from None
     if sha256_bytes(data) != expected:
         raise DamagedTable(f"{table}: fails the checksum in {records[0].name} (truncated or edited)")
-    return pd.read_csv(io.BytesIO(data), dtype={"qid": str})
+    return data
+
+
+def load_stored_table(folder: Path, key: str) -> pd.DataFrame | None:
+    """:func:`stored_table_bytes` as a table."""
+    data = stored_table_bytes(folder, key)
+    return None if data is None else pd.read_csv(io.BytesIO(data), dtype={"qid": str})
 
 
 def superseded_keys(folder: Path, system: str, key: str) -> list[str]:
