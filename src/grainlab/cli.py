@@ -113,24 +113,37 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replay() -> int:
+def _system_bar(desc: str):
+    """A progress bar counting recomputed systems, and the callback that advances it."""
     from tqdm.auto import tqdm
 
-    from grainlab.replay import replay
-
-    bar = tqdm(desc="verifying a sample of the stored rows", unit="system")
+    bar = tqdm(desc=desc, unit="system", leave=False)
 
     def progress(what: str) -> None:
-        bar.set_postfix_str(what[-50:])
+        bar.set_postfix_str(what[-60:])
         bar.update()
 
-    done = replay(progress=progress)
-    bar.close()
-    for where, why in done.verified.skipped:
+    return bar, progress
+
+
+def _print_findings(report) -> None:
+    """What a sampled recompute could not check, found damaged, or found different."""
+    for where, why in report.skipped:
         print(f"not checked: {where}: {why}")
-    for d in done.verified.differences:
+    for damaged in report.damaged:
+        print(f"DAMAGED: {damaged}")
+    for d in report.differences:
         print(f"DIFFERS: {d.experiment}: {d.system} [{d.stage}] query {d.qid} {d.measure}: stored {d.stored} "
               f"recomputed {d.recomputed} — blame {d.blame}")
+
+
+def _replay() -> int:
+    from grainlab.replay import replay
+
+    bar, progress = _system_bar("verifying a sample of the stored rows")
+    done = replay(progress=progress)
+    bar.close()
+    _print_findings(done.verified)
     print(f"report written to {done.report}")
     for line in done.headlines:
         print(line)
@@ -173,8 +186,6 @@ def cmd_pack(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from functools import partial
 
-    from tqdm.auto import tqdm
-
     from grainlab.data import load_dataset
     from grainlab.experiments.manifest import cpu_name
     from grainlab.experiments.verify import verify
@@ -182,23 +193,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.queries < 1:
         raise ConfigError(f"--queries must be at least 1, got {args.queries}")
     results = Path(args.results) if args.results else settings.results_dir()
-    bar = tqdm(desc="verify", unit="system", leave=False)
-
-    def progress(what: str) -> None:
-        bar.set_postfix_str(what[-60:])
-        bar.update()
-
+    bar, progress = _system_bar("verify")
     report = verify(results, partial(load_dataset, allow_download=False), only=args.only, queries=args.queries,
                     seed=args.seed, retrievers=args.retriever, max_seconds=args.max_seconds, progress=progress,
                     systems=args.systems)
     bar.close()
-    for where, why in report.skipped:
-        print(f"not checked: {where}: {why}")
-    for damaged in report.damaged:
-        print(f"DAMAGED: {damaged}")
-    for d in report.differences:
-        print(f"DIFFERS: {d.experiment}: {d.system} [{d.stage}] query {d.qid} {d.measure}: stored {d.stored} "
-              f"recomputed {d.recomputed} — blame {d.blame}")
+    _print_findings(report)
     print(f"{report.reproduced} of {report.rows} sampled rows reproduced on this machine (CPU {cpu_name()}; "
           f"{report.systems} systems, {report.seconds:.0f} s)")
     if report.rows == 0:
