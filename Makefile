@@ -36,8 +36,8 @@ reproduce-quick: setup  ## every notebook with its quick profile (development, s
 reproduce-full: setup  ## every notebook with the full profile (hours on 2 CPU cores)
 	$(VENV)/bin/grainlab reproduce --profile full
 
-figures: setup  ## redraw the full-profile figures from results/ (re-executes the cached pipeline)
-	$(VENV)/bin/grainlab reproduce --profile full
+figures: setup  ## redraw every committed figure from the stored tables in results/ (no notebook, no model; ~2 min)
+	$(VENV)/bin/grainlab figures
 
 mutants: setup  ## mutation testing (cosmic-ray) of the modules that decide a result; survivors in benchmarks/results/mutants.txt
 	$(PY) scripts/mutants.py $(MODULES)

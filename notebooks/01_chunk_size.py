@@ -81,7 +81,7 @@ from grainlab import anchors
 from grainlab.data import gold_clusters, load_dataset, sample_dataset, sample_label
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import gate_table, retriever_label, run_experiment, significance_by_group
-from grainlab.plots import plot_metric_vs_chunk_size, plot_recall_vs_budget, save_figure
+from grainlab.figures import show_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import chunk_size as study
 from grainlab.studies.claims import verdict_table, view, with_clusters, with_samples
@@ -153,14 +153,8 @@ PRIMARY = {name: ANSWER_RECALL @ max(ANSWER_KS) for name in QA_DATASETS} | {IR_D
 table = aggregate.pivot_table(index=["dataset", "retriever_label", "measure"], columns="chunk_size",
                               values="mean")
 display(table.round(3))
-fig = plot_metric_vs_chunk_size(per_query, PRIMARY,
-                                f"Retrieval quality vs chunk size ({PROFILE} profile; 95% CI over questions)",
-                                paper_best=study.PAPER_BEST)
-save_figure(fig, "chunk_size_recall", FIGURES)
-fig1 = plot_metric_vs_chunk_size(per_query, {n: ANSWER_RECALL @ 1 for n in QA_DATASETS},
-                                 f"Answer recall@1 vs chunk size ({PROFILE} profile; 95% CI over questions)",
-                                 paper_best=study.PAPER_BEST)
-save_figure(fig1, "chunk_size_recall_at1", FIGURES)
+show_figure("chunk_size_recall", RESULTS, FIGURES)  # drawn from the stored tables (grainlab.figures)
+show_figure("chunk_size_recall_at1", RESULTS, FIGURES)
 
 # %% [markdown]
 # Recall@k at a fixed k rewards large chunks simply for reading more text: five 1024-token chunks
@@ -168,8 +162,7 @@ save_figure(fig1, "chunk_size_recall_at1", FIGURES)
 # axis of tokens read (k × mean chunk length, k = 1..5), which is what a reader's context budget pays.
 
 # %%
-fig2 = plot_recall_vs_budget(aggregate, QA_DATASETS, f"Answer recall vs tokens read ({PROFILE} profile)")
-save_figure(fig2, "chunk_size_recall_vs_budget", FIGURES)
+show_figure("chunk_size_recall_vs_budget", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## Significance
@@ -219,10 +212,7 @@ if long_models:
     long_tests.to_csv(RESULTS / "long_encoder_size_tests.csv", index=False)
     display(long_tests[["dataset", "retriever_label", "chunk_size", "reference_size", "mean", "baseline_mean", "delta",
                         "ci_low", "ci_high", "p_randomization_holm"]].round(4))
-    fig = plot_metric_vs_chunk_size(long_per_query, {n: ANSWER_RECALL @ max(ANSWER_KS) for n in QA_DATASETS},
-                                    f"Answer recall@{max(ANSWER_KS)} vs chunk size with a 2,048-token encoder "
-                                    f"({PROFILE}; {LONG_QA_DOCS} stitched documents per set)")
-    save_figure(fig, "chunk_size_long_encoder", FIGURES)
+    show_figure("chunk_size_long_encoder", RESULTS, FIGURES)
 
 # %% [markdown]
 # ### What changed from the 512-word-piece encoders

@@ -104,7 +104,7 @@ from grainlab.evaluation.answers import has_answer
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.evaluation.significance import paired_comparison
 from grainlab.experiments import means_with_ci, paired_between, run_experiment, split_cutoff
-from grainlab.plots import plot_bars, plot_tradeoff, save_figure
+from grainlab.figures import show_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import dense_x as study
@@ -170,14 +170,7 @@ recall = split_cutoff(aggregate).assign(recall=lambda t: t["mean"])
 recall[["retriever_label", "unit", "n_units", "k", "recall"]].to_csv(RESULTS / "recall.csv", index=False)
 wide = recall.pivot_table(index=["retriever_label", "unit"], columns="k", values="recall", sort=False)
 display((100 * wide).round(1))
-fig = plot_tradeoff(study.recall_points(per_query), "k", "recall", "unit", "retriever_label", "passages retrieved (k)",
-                    "passage answer recall (95% CI)",
-                    f"Dense X on SQuAD dev: recall@k by retrieval unit ({PROFILE}, n={len(passages.queries)}); "
-                    f"◇ the paper's R@5 with GTR",
-                    references=[(f"{r.retriever} {unit}", 5, getattr(r, unit) / 100)
-                                for r in study.PAPER_SQUAD_R5.itertuples() if r.retriever == "GTR"
-                                for unit in ("passage", "proposition")])
-save_figure(fig, "dense_x_recall_at_k", FIGURES)
+show_figure("dense_x_recall_at_k", RESULTS, FIGURES)  # drawn from the stored tables (grainlab.figures)
 
 # %% [markdown]
 # Proposition and sentence units against passages, per retriever (paired randomization test,
@@ -230,9 +223,7 @@ word_recall.to_csv(RESULTS / "word_budget_recall_runs.csv.xz", index=False)  # x
 word_means = means_with_ci(word_recall, ["retriever_label", "unit", "l_words"], ["recall"], N_RESAMPLES, SEED)
 word_means.to_csv(RESULTS / "word_budget_recall.csv", index=False)
 display(word_means.pivot_table(index=["retriever_label", "unit"], columns="l_words", values="recall", sort=False).round(3))
-fig = plot_tradeoff(word_recall, "l_words", "recall", "unit", "retriever_label", "retrieved words read (l)", "answer within the first l words (95% CI)",
-                    f"Dense X on SQuAD dev: answer recall within l retrieved words ({PROFILE}, n={len(passages.queries)})")
-save_figure(fig, "dense_x_word_budget_recall", FIGURES)
+show_figure("dense_x_word_budget_recall", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## Downstream: EM@l with the reader
@@ -255,12 +246,7 @@ display(token_limits.round(3))
 em = means_with_ci(em_runs, ["model", "retriever_label", "unit", "l"], ["em", "answer_in_prediction"], N_RESAMPLES, SEED)
 em.to_csv(RESULTS / "em_at_l.csv", index=False)
 display(em.round(3))
-for model, rows in em_runs.groupby("model", sort=False):
-    fig = plot_bars(rows.assign(budget=rows["l"].map(lambda l: f"l={l}" if l else "none")),
-                    "unit", "em", "budget", "exact match of the short answer (share of questions)",
-                    f"Reader {model.split('/')[-1]} over retrieved units ({PROFILE}, n={rows['qid'].nunique()})",
-                    xlabel="retrieval unit of the reader's context")
-    save_figure(fig, f"dense_x_reader_{model.split('/')[-1]}", FIGURES)
+show_figure("dense_x_reader_", RESULTS, FIGURES)  # one figure per reader
 
 # %% [markdown]
 # Each other reader against the first, setting by setting, on the questions both read (paired

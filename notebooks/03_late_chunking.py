@@ -100,7 +100,7 @@ from grainlab.evaluation import paired_comparison
 from grainlab.evaluation.significance import holm
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import run_experiment
-from grainlab.plots import plot_paired_differences, save_figure
+from grainlab.figures import show_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import late_chunking as study
 from grainlab.studies.claims import verdict_table, view, with_clusters
@@ -149,13 +149,7 @@ sweep_tests = paired_comparison(sweep.per_query, [(f"late · {size}", f"naive ·
 sweep_tests.to_csv(RESULTS / "sweep_late_vs_naive.csv", index=False)
 display(sweep_tests.round(4))
 
-fig = plot_paired_differences(sweep_tests.assign(size=[int(s.split(" · ")[1]) for s in sweep_tests["system"]]),
-                              "size", None, "late − naive, SciFact nDCG@10",
-                              f"Late − naive chunking by chunk size ({model.split('/')[-1]}, {PROFILE}, "
-                              f"n={len(scifact.queries)}; paired 95% CI)",
-                              xlabel=f"chunk size ({model.split('/')[-1]} word pieces)",
-                              references=study.paper_sweep_difference())
-save_figure(fig, "late_chunking_sweep", FIGURES)
+show_figure("late_chunking_sweep", RESULTS, FIGURES)  # drawn from the stored tables (grainlab.figures)
 
 # %% [markdown]
 # ## Long documents (long late chunking)
@@ -236,21 +230,8 @@ by_position = pd.concat([study.gap_by_position(grid_per_query, grid_positions, m
                         ignore_index=True)
 by_position.to_csv(RESULTS / "long_gap_by_position.csv", index=False)
 display(by_position.round(3))
-
-
-def gap_figure(measure: str):
-    """late − naive by answer position for one measure: a panel per set × window, a point per chunk size."""
-    rows = by_position[by_position["measure"] == measure]
-    return plot_paired_differences(rows.assign(window="window " + rows["window"].astype(str)), "positions", "size",
-                                   f"late − naive, {measure}",
-                                   f"Where in its macro window late chunking stops helping: {measure} ({PROFILE}; "
-                                   "cluster-bootstrap 95% CI over documents)", col="window", row="part",
-                                   xlabel="answer position inside its window (tokens)", estimate="late − naive",
-                                   hue_title="chunk size (tokens)")
-
-
-save_figure(gap_figure(str(ANSWER_RECALL @ max(ANSWER_KS))), "late_chunking_gap_by_position", FIGURES)
-save_figure(gap_figure("nDCG@10"), "late_chunking_gap_by_position_documents", FIGURES)
+show_figure("late_chunking_gap_by_position", RESULTS, FIGURES)  # a panel per set × window, a point per size
+show_figure("late_chunking_gap_by_position_documents", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## The claims, tested
@@ -283,14 +264,6 @@ verdicts = pd.concat([verdict_table(with_clusters(rows, clusters, "document"), f
                       for family, (rows, family_claims) in families.items()], ignore_index=True)
 display(view(verdicts, ["family", "part", "system", "baseline", "measure", "ours", "p_holm", "verdict", "queries_needed",
                         "clusters", "design_effect"]))
-grid_effects = study.grid_effects(verdicts)
-fig = plot_paired_differences(grid_effects.assign(panel=grid_effects["level"] + " ranked (" + grid_effects["measure"] + ")",
-                                                  window=grid_effects["window"].map("{:,}".format)),
-                              "size", "window", "late − naive",
-                              f"Long late chunking vs naive on long documents ({PROFILE}; the verdicts' cluster-bootstrap "
-                              "95% CI over documents)", col="panel", row="part", xlabel="chunk size (tokens)",
-                              estimate="effect", hue_title="macro window (tokens)")
-save_figure(fig, "late_chunking_long_grid", FIGURES)
 
 # %% [markdown]
 # ## What changed from the MiniLM run
@@ -318,6 +291,13 @@ note = (f"Profile **{PROFILE}**, SciFact {len(scifact.queries)} queries / {len(s
 report = study.report(scores["nDCG@10"], late_vs_naive, note, sweep_tests, long_tests, verdicts)
 report.save(RESULTS)
 display(Markdown(report.markdown()))
+
+# %% [markdown]
+# The long-document grid's tested contrasts, drawn from the verdict table just saved (each point a
+# claim's effect with its cluster-bootstrap 95% interval over documents).
+
+# %%
+show_figure("late_chunking_long_grid", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## Conclusion

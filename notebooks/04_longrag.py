@@ -92,7 +92,7 @@ from IPython.display import Markdown, display
 from grainlab.data import gold_clusters, load_dataset, sample_dataset
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import System, means_with_ci, paired_between, rank, run_experiment
-from grainlab.plots import plot_bars, plot_tradeoff, save_figure
+from grainlab.figures import show_figure
 from grainlab.readers import choose_backend, get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import longrag as study
@@ -143,14 +143,7 @@ table.to_csv(RESULTS / "answer_recall.csv", index=False)
 display(table.pivot_table(index=["unit", "retriever", "corpus size"], columns="units retrieved",
                           values="answer recall", sort=False).round(3))
 
-points = study.recall_points(pd.concat(unit_per_query, ignore_index=True), table)
-fig = plot_tradeoff(study.with_encoder_and_scoring(points[points["units retrieved"] <= 20]),
-                    "avg tokens", "answer recall", "unit", "encoder", "tokens retrieved (cl100k)",
-                    "answer recall (95% CI)",
-                    f"LongRAG units: recall against retrieved tokens ({PROFILE}, n={len(pool.queries)}; "
-                    "diamonds: the paper's NQ recall on its 22M-passage / 600K-group corpus)",
-                    style="scoring", references=study.paper_points(), columns=2)
-save_figure(fig, "longrag_recall_vs_tokens", FIGURES)
+show_figure("longrag_recall_vs_tokens", RESULTS, FIGURES)  # drawn from the stored tables (grainlab.figures)
 
 # %% [markdown]
 # ## The paper's NQ table beside ours
@@ -219,12 +212,7 @@ reader_table["mean prompt tokens"] = by_setting["prompt_tokens"].mean().to_numpy
 reader_table.to_csv(RESULTS / "reader_em.csv", index=False)
 display(reader_table.round(3))
 display(reader_rows[["model", "setting", "long_answer", "short_answer", "answers", "em"]].head(8))
-for model, rows in reader_rows.groupby("model", sort=False):
-    fig = plot_bars(rows.melt(id_vars=["setting"], value_vars=["em", "answer_in_long", "context_has_answer"],
-                              var_name="measure"), "setting", "value", "measure", "share of questions",
-                    f"LongRAG reader {model.split('/')[-1]}, {budget}-token budget ({PROFILE}, n={rows['qid'].nunique()})",
-                    xlabel="reader context (retrieved units within the token budget)")
-    save_figure(fig, f"longrag_reader_{model.split('/')[-1]}", FIGURES)
+show_figure("longrag_reader_", RESULTS, FIGURES)  # one figure per reader
 
 # %% [markdown]
 # Each other reader against the first, setting by setting, on the questions both read (paired

@@ -102,7 +102,7 @@ from IPython.display import Markdown, display
 from grainlab.data import load_dataset
 from grainlab.data.lost_in_the_middle import load_kv_examples, load_official_multidoc, positions
 from grainlab.experiments import paired_between
-from grainlab.plots import plot_position_curve, plot_reader_curves, save_figure
+from grainlab.figures import show_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import lost_in_the_middle as study
@@ -168,21 +168,10 @@ display(by_reader.pivot_table(index=["setting", "position"], columns="model", va
 
 # %%
 summary = by_reader[by_reader["model"] == MODEL]
-baselines = summary[summary["setting"].isin(["closed-book", "oracle"])].set_index("setting")["accuracy"]
 curve = summary[~summary["setting"].isin(["closed-book", "oracle"])]
-fig = plot_position_curve(curve, {f"closed-book (ours) {baselines['closed-book']:.2f}": baselines["closed-book"],
-                                  f"oracle (ours) {baselines['oracle']:.2f}": baselines["oracle"]},
-                          f"Lost in the Middle: {MODEL.split('/')[-1]} on NQ-open ({PROFILE}, "
-                          + ", ".join(f"n={g['n'].max()} at {s}" for s, g in curve.groupby("setting", sort=False)) + ")",
-                          paper=study.PAPER_QA[study.PAPER_QA["setting"].isin(curve["setting"])],
-                          paper_baselines={f"{setting} ({study.PAPER_READER}) {value:.3f}": value
-                                           for setting, value in study.PAPER_BASELINES.items()},
-                          paper_label=study.PAPER_READER)
-save_figure(fig, "lost_in_the_middle_qa", FIGURES)
+show_figure("lost_in_the_middle_qa", RESULTS, FIGURES)  # the main reader (MODEL, the table's first)
 if by_reader["model"].nunique() > 1:
-    fig = plot_reader_curves(by_reader, f"Lost in the Middle on NQ-open by reader ({PROFILE})",
-                             paper=study.PAPER_QA, paper_label=f"paper · {study.PAPER_READER}")
-    save_figure(fig, "lost_in_the_middle_readers", FIGURES)
+    show_figure("lost_in_the_middle_readers", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## Is it a U? Paired tests of first vs middle and last vs middle
@@ -238,11 +227,7 @@ kv_contrasts = position_contrasts(kv_runs, n_resamples=N_RESAMPLES, seed=SEED)
 kv_contrasts.to_csv(RESULTS / "kv_position_contrasts.csv", index=False)
 display(kv_summary.round(3), kv_contrasts.round(3))
 display(kv_runs[["model", "gold_index", "prediction", "value", "correct"]].head(6))
-fig = plot_reader_curves(kv_summary, f"Key–value retrieval, {kv_records} keys, by reader ({PROFILE}, "
-                         + ", ".join(f"{m.split('/')[-1]} n={n}" for m, n in kv_readers.items()) + ")",
-                         ylabel="accuracy (value in the answer)",
-                         xlabel="position of the gold key–value pair (1 = first)")
-save_figure(fig, "lost_in_the_middle_kv", FIGURES)
+show_figure("lost_in_the_middle_kv", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## Generations cut by the token limit

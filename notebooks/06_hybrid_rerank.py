@@ -63,7 +63,7 @@ from IPython.display import Markdown, display
 from grainlab.chunking import get_chunker
 from grainlab.data import load_dataset, sample_dataset
 from grainlab.experiments import chunk_corpus, retriever_label, run_experiment
-from grainlab.plots import plot_pipeline_stages, save_figure
+from grainlab.figures import show_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import hybrid_rerank as study
 from grainlab.studies.claims import verdict_table, view
@@ -94,7 +94,7 @@ for granularity, (chunker, max_length) in GRANULARITIES.items():
                                           save_runs=True, n_resamples=N_RESAMPLES, seed=SEED)
     print(granularity, int(results[granularity].systems["n_units"].iloc[0]), "units")
 units_of = {g: chunk_corpus(data, get_chunker(chunker)) for g, (chunker, _) in GRANULARITIES.items()}
-singles = study.single_labels(results["documents"])
+singles = study.single_labels(results["documents"].systems)
 candidates = {g: {s: r.run(s, "candidates") for s in singles} for g, r in results.items()}
 
 per_query = pd.concat([r.per_query for r in results.values()], ignore_index=True)
@@ -114,16 +114,8 @@ latency.to_csv(RESULTS / "latency.csv", index=False)
 table = aggregate.pivot_table(index=["granularity", "system", "stage"], columns="measure", values="mean",
                               sort=False)
 display(table.round(4))
-stage_rows = per_query.assign(system=per_query["system"].map(study.figure_name))  # "RRF (3 lists)" in a panel title
-fused = ", ".join(singles)
-fig = plot_pipeline_stages(stage_rows, "nDCG@10",
-                           f"SciFact nDCG@10 along the pipeline ({PROFILE} profile; the fusions' lists: {fused})",
-                           references={system: value for system, (value, _) in study.PUBLISHED_NDCG10.items()},
-                           reference_label="published nDCG@10, whole SciFact (BEIR, MTEB)")
-save_figure(fig, "hybrid_rerank_stages_ndcg", FIGURES)
-fig = plot_pipeline_stages(stage_rows, "R@20",
-                           f"SciFact Recall@20 along the pipeline ({PROFILE} profile; the fusions' lists: {fused})")
-save_figure(fig, "hybrid_rerank_stages_recall", FIGURES)
+show_figure("hybrid_rerank_stages_ndcg", RESULTS, FIGURES)  # drawn from the stored tables (grainlab.figures)
+show_figure("hybrid_rerank_stages_recall", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## What each retriever finds that the others miss

@@ -104,7 +104,7 @@ from grainlab.data import gold_clusters, load_dataset, sample_dataset
 from grainlab.evaluation import paired_comparison
 from grainlab.evaluation.registry import ANSWER_RECALL, SPAN_COVERED, SPAN_IOU, SPAN_RECALL, TOKENS
 from grainlab.experiments import markdown_table, run_experiment, split_cutoff
-from grainlab.plots import plot_bars, plot_tradeoff, save_figure
+from grainlab.figures import show_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import semantic_chunking as study
 from grainlab.studies.claims import verdict_table, view, with_clusters
@@ -143,11 +143,7 @@ chunks_per_doc = ami.pivot_table(index="chunker", columns="dataset", values="n_c
 display(ami_summary.round(3))
 display(chunks_per_doc.round(1).add_suffix(" · chunks/doc"))
 
-fig = plot_bars(ami.assign(gold=lambda t: t["dataset"].str.replace("_stitched", "") + " · " + t["level"]),
-                "chunker", "ami", "gold", "AMI (sentences vs gold segments)",
-                f"Segmentation of stitched documents ({PROFILE}; 95% CI over documents)",
-                references=study.PAPER_AMI_LINES, xlabel="splitter")
-save_figure(fig, "semantic_chunking_ami", FIGURES)
+show_figure("semantic_chunking_ami", RESULTS, FIGURES)  # drawn from the stored tables (grainlab.figures)
 
 # %% [markdown]
 # The fixed threshold 0.6 was tuned for the authors' encoders; MiniLM's cosine similarities
@@ -164,10 +160,7 @@ threshold_sweep = (pd.concat(sweep_frames).rename(columns={"chunker": "threshold
                    .assign(gold=lambda t: t["dataset"].str.replace("_stitched", "") + " · " + t["level"]))
 threshold_sweep.to_csv(RESULTS / "maxmin_threshold_sweep.csv", index=False)
 display(threshold_sweep.pivot_table(index="threshold", columns="gold", values=["ami", "n_chunks"], aggfunc="mean").round(3))
-fig = plot_bars(threshold_sweep, "threshold", "ami", "gold", "AMI",
-                f"Max–Min (no cap, MiniLM) by similarity threshold ({PROFILE}; 95% CI over documents)",
-                references=study.PAPER_AMI_LINES, xlabel="Max–Min similarity threshold (cosine)")
-save_figure(fig, "semantic_chunking_maxmin_threshold", FIGURES)
+show_figure("semantic_chunking_maxmin_threshold", RESULTS, FIGURES)
 
 # %% [markdown]
 # ### Tuned on one half, scored on the other
@@ -230,13 +223,6 @@ verdict["best semantic − fixed"] = verdict[list(study.SEMANTIC)].max(axis=1) -
 display(verdict.round(3))
 
 clusters = {data.name: gold_clusters(data) for data in datasets.values()}  # a question's gold document
-fig = plot_bars(with_clusters(per_query[per_query["measure"] == ANSWER_RECALL @ k], clusters, "document").assign(
-                    panel=lambda t: t["dataset"].str.replace("_stitched", " (stitched)") + " · " + t["retriever_label"]),
-                "panel", "value", "splitter", ANSWER_RECALL @ k,
-                f"Answer recall@{k} by chunker, stitched vs native documents ({PROFILE}; 95% CI resampling gold "
-                "documents, then questions: the verdicts' clusters)",
-                xlabel="dataset · retriever", units="document")
-save_figure(fig, "semantic_chunking_retrieval", FIGURES)
 
 # %% [markdown]
 # ## 3. Parent–child vs flat chunks
@@ -258,9 +244,7 @@ display(pd.concat([r.systems for r in pc_results])[["dataset", "system", "n_unit
 curve = split_cutoff(parent_child)
 curve = curve[curve["measure_name"].isin([ANSWER_RECALL.name, TOKENS.name])] \
     .pivot_table(index=["dataset", "system", "k"], columns="measure_name", values="mean").reset_index()
-fig = plot_tradeoff(curve, TOKENS.name, ANSWER_RECALL.name, "system", "dataset", "tokens read (top-k units)",
-                    "answer recall", f"Parent–child vs flat: recall against tokens read, k = {', '.join(map(str, KS))} ({PROFILE})")
-save_figure(fig, "semantic_chunking_parent_child", FIGURES)
+show_figure("semantic_chunking_parent_child", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## 4. Overlap sweep for fixed-size chunks
@@ -285,11 +269,7 @@ display(overlap[["dataset", "overlap", "n_units", "formula_units", "n_units − 
 print(f"largest gap to the formula: {overlap['n_units − formula'].abs().max()} chunks "
       f"({(overlap['n_units − formula'].abs() / overlap['formula_units']).max():.2%}) — a window whose text "
       "re-tokenizes to more than the limit (it starts inside a word) gives up a token, shifting later windows")
-fig = plot_tradeoff(overlap.rename(columns={ANSWER_RECALL @ k: "answer recall"}), "duplication_rate", "answer recall",
-                    "dataset", "dataset",
-                    "duplication rate (extra tokens indexed / original)", f"answer recall@{k} (the tested measure)",
-                    f"Fixed {OVERLAP_SIZE}-token chunks, overlap {', '.join(map(str, OVERLAPS))} tokens ({PROFILE})")
-save_figure(fig, "semantic_chunking_overlap", FIGURES)
+show_figure("semantic_chunking_overlap", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## The claims, tested
@@ -332,6 +312,14 @@ report = study.report(ami, threshold_sweep, retrieval, k, PROFILE, datasets, ver
 report.save(RESULTS)
 display(Markdown(markdown_table(study.CLAIMS, ".3f")))
 display(Markdown(report.markdown()))
+
+# %% [markdown]
+# Qu et al.'s retrieval test as tested: each semantic splitter − fixed-size chunks in answer recall,
+# per dataset (stitched and native) and retriever, with the verdicts' cluster-bootstrap 95%
+# intervals over gold documents (drawn from the verdict table just saved).
+
+# %%
+show_figure("semantic_chunking_retrieval", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## Conclusion

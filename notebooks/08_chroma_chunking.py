@@ -74,7 +74,7 @@ from IPython.display import Markdown, display
 
 from grainlab.data import evidence_clusters, load_dataset
 from grainlab.experiments import run_experiment
-from grainlab.plots import plot_hbars, plot_recall_precision, save_figure
+from grainlab.figures import show_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import chroma_chunking as study
 from grainlab.studies.claims import verdict_table, view
@@ -155,13 +155,7 @@ costs = result.systems[["retriever_label", "chunker_label", "n_units", "mean_uni
                         "boundary_retention", "duplication_rate", "chunk_s", "index_s"]]
 costs.to_csv(RESULTS / "costs.csv", index=False)
 display(costs.round(3))
-shown = next(iter(retrievers))
-ours_points, report_points = study.recall_precision_points(aggregate, shown)
-fig = plot_recall_precision(ours_points, report_points, "family",
-                            f"Chroma's chunking evaluation: recall vs precision of the top 5 chunks, {shown} ({PROFILE})",
-                            xlabel="precision, % (Chroma's convention)", ylabel="recall, %",
-                            paper_label="Chroma's report")
-save_figure(fig, "chroma_chunking_recall_precision", FIGURES)
+show_figure("chroma_chunking_recall_precision", RESULTS, FIGURES)  # the first retriever; from the stored tables
 
 # %% [markdown]
 # ## What the conventions change
@@ -170,14 +164,7 @@ save_figure(fig, "chroma_chunking_recall_precision", FIGURES)
 # disagree there.
 
 # %%
-conventions = aggregate[aggregate["measure"].isin(columns)].assign(
-    metric=lambda t: t["measure"].map(columns))
-shares = conventions[conventions["metric"].str.startswith(("precision", "recall"))]
-fig = plot_hbars(shares.assign(kind=shares["metric"].str.split(" ").str[0],
-                               convention=shares["metric"].str.extract(r"\((.*)\)")[0]),
-                 "chunker_label", "mean", "convention", "kind", "share of characters (recall: of the gold excerpts; "
-                 "precision: of the retrieved chunks)", f"Both conventions side by side ({PROFILE})", error=None)
-save_figure(fig, "chroma_chunking_conventions", FIGURES)
+show_figure("chroma_chunking_conventions", RESULTS, FIGURES)
 finance = (per_query[(per_query["corpus"] == "finance") & per_query["measure"].isin(
     [study.measure_name("recall", c) for c in study.CONVENTIONS])]
     .pivot_table(index="chunker_label", columns="measure", values="value", aggfunc="mean", sort=False))

@@ -69,10 +69,9 @@ N_RESAMPLES = 10000
 # %%
 import time
 
-import pandas as pd
 from IPython.display import Markdown, display
 
-from grainlab.plots import plot_bars, save_figure
+from grainlab.figures import show_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import your_documents as study
 
@@ -132,19 +131,9 @@ display(comparison.paired.round(4))
 counts = study.failure_counts(comparison.failures)
 display(counts)
 display(comparison.failures.head(20))
-shown = comparison.per_question[(comparison.per_question["check"] == "system")
-                                & (comparison.per_question["split"] == "confirm")
-                                & comparison.per_question["answerable"]]
-long = shown.melt(id_vars=["candidate", "qid"], value_vars=[f"SpanHit@{K}", f"SpanCovered@{K}", f"CitationMatch@{K}"],
-                  var_name="measure", value_name="value")
-fig = plot_bars(long, "candidate", "value", "measure", "share of held-out questions",
-                f"Your documents: hit, boundary retention and citation match per candidate ({PROFILE})")
-save_figure(fig, "your_documents_decision", FIGURES)
-stages = comparison.failures.assign(n=1).groupby(["chunker", "stage"], sort=False)["n"].sum().reset_index()
-if not stages.empty:
-    fig = plot_bars(stages, "chunker", "n", "stage", "failed questions", f"First stage that lost each question ({PROFILE})",
-                    error=None)
-    save_figure(fig, "your_documents_failures", FIGURES)
+show_figure("your_documents_decision", RESULTS, FIGURES)  # drawn from the stored tables (grainlab.figures)
+if not comparison.failures.empty:
+    show_figure("your_documents_failures", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## By category and document kind

@@ -18,7 +18,7 @@ LAYERS = {
     "experiments": 8,
     "studies": 9, "transport": 9,
     "plots": 10, "reproduce": 10,
-    "publish": 11,
+    "publish": 11, "figures": 11,
     "replay": 12,
     "cli": 13,
 }

@@ -293,10 +293,9 @@ def test_per_query_rows_get_intervals_and_the_style_is_colour_blind_safe():
     assert plt.rcParams["axes.prop_cycle"].by_key()["color"][0] != OKABE_ITO[0]  # scoped to grainlab's figures
 
 
-def test_every_committed_figure_is_one_a_notebook_saves():
-    """No orphan figure: each file under figures/ has a name some notebook's ``save_figure`` call
-    writes (an f-string name matches any text in its braces), so the report embeds only figures the
-    current notebooks draw."""
+def test_every_committed_figure_is_one_the_registry_draws():
+    """No orphan figure: each file under figures/ has a name a registered figure writes (a family's
+    per-model suffix matches any text), so the report embeds only figures the current code draws."""
     import re
     from pathlib import Path
 
@@ -308,7 +307,7 @@ def test_every_committed_figure_is_one_a_notebook_saves():
     assert len(patterns) >= 20
     committed = sorted({p.stem for p in (root / "figures").iterdir() if p.suffix in (".png", ".pdf")})
     orphans = [stem for stem in committed if not any(re.fullmatch(p, stem) for p in patterns)]
-    assert orphans == [], f"figures no notebook saves (remove them): {orphans}"
+    assert orphans == [], f"figures the registry does not draw (remove them): {orphans}"
 
 
 def _saved_width(fig, tmp_path, name: str) -> float:
@@ -368,15 +367,16 @@ def test_every_plot_fits_a_papers_text_width_with_many_panels_and_long_labels(tm
     assert max(widths.values()) <= 7.5, {name: round(width, 2) for name, width in widths.items()}
 
 
-def test_committed_figures_drawn_by_the_current_code_fit_the_page_and_embed_no_type3_fonts():
-    """What ``pdffonts`` and a 7-in column would reject. Figures drawn by older plotting code are
-    listed in the README as awaiting their redraw (``tests/test_readme.py``)."""
+def test_committed_figures_fit_the_page_and_embed_no_type3_fonts():
+    """What ``pdffonts`` and a 7-in column would reject (every committed figure is drawn by the
+    current code: ``tests/test_figures.py``)."""
     from PIL import Image
 
-    from grainlab.plots import figure_stamp, pdf_font_types, plots_fingerprint
+    from grainlab.plots import pdf_font_types
 
     figures = Path(__file__).resolve().parents[1] / "figures"
-    current = [png for png in sorted(figures.glob("*.png")) if figure_stamp(png) == plots_fingerprint()]
+    current = sorted(figures.glob("*.png"))
+    assert current
     for png in current:
         with Image.open(png) as image:
             assert image.size[0] / image.info["dpi"][0] <= 7.5, png.name

@@ -3,7 +3,7 @@
 Layers (lower never import higher; checked by ``tests/test_layering.py``): ``errors``/``types``
 → ``settings``/``spec``/``anchors``/``files``/``languages`` → ``cache``/``distributed`` → ``data`` and ``models`` → ``readers`` →
 ``chunking`` → ``retrieval`` → ``evaluation`` → ``experiments`` → ``studies``/``transport`` →
-``plots``/``reproduce`` → ``publish`` → ``replay`` (the main job) → ``cli``.
+``plots``/``reproduce`` → ``publish``/``figures`` → ``replay`` (the main job) → ``cli``.
 """
 
 __version__ = "0.1.0"

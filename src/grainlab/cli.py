@@ -1,4 +1,4 @@
-"""The ``grainlab`` command line: datasets, chunk, evaluate, reproduce, report."""
+"""The ``grainlab`` command line: datasets, chunk, evaluate, reproduce, figures, report, verify, compare."""
 
 from __future__ import annotations
 
@@ -144,6 +144,9 @@ def _replay() -> int:
     done = replay(progress=progress)
     bar.close()
     _print_findings(done.verified)
+    for name, reason in done.figures.missing.items():
+        print(f"grainlab: {name}: not drawn: {reason}", file=sys.stderr)
+    print(f"{len(done.figures.written)} figures redrawn from the stored tables into {settings.figures_dir()}")
     print(f"report written to {done.report}")
     for line in done.headlines:
         print(line)
@@ -151,7 +154,7 @@ def _replay() -> int:
     if done.verified.rows == 0:
         raise ConfigError("no stored row could be recomputed here: the datasets are read from the mirror "
                           f"(set {settings.MIRROR_ENV}=/path/to/data or pass --mirror) or downloaded when online")
-    return 0 if done.verified.ok else 1
+    return 0 if done.verified.ok and not done.figures.missing else 1
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
@@ -204,6 +207,23 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if report.rows == 0:
         raise ConfigError("nothing was verified: no stored table matched --only/--retriever, or none is here")
     return 0 if report.ok else 1
+
+
+def cmd_figures(args: argparse.Namespace) -> int:
+    import time
+
+    from grainlab.figures import draw_all
+
+    started = time.perf_counter()
+    results = Path(args.results) if args.results else settings.results_dir()
+    out = Path(args.out) if args.out else settings.figures_dir() / ("quick" if args.profile == "quick" else "")
+    out.mkdir(parents=True, exist_ok=True)
+    redrawn = draw_all(results, out, args.profile, args.only or ())
+    for name, reason in redrawn.missing.items():
+        print(f"grainlab: {name}: not drawn: {reason}", file=sys.stderr)
+    print(f"{len(redrawn.written)} figures drawn from {results} ({args.profile} profile) into {out} in "
+          f"{time.perf_counter() - started:.0f} s")
+    return 1 if redrawn.missing else 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -416,6 +436,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-seconds", type=float, help="start no new experiment after this many seconds")
     p.add_argument("--results", help="results folder (default $GRAINLAB_RESULTS or results/)")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("figures", parents=[common],
+                       help="redraw every registered figure from the stored tables under results/ (no notebook runs, "
+                            "no model loads); exit 1 when a figure's tables are missing")
+    p.add_argument("--profile", choices=["quick", "full"], default="full")
+    p.add_argument("--only", nargs="+", metavar="STUDY", help="studies to draw (default: all), e.g. chunk_size")
+    p.add_argument("--results", help="results folder (default $GRAINLAB_RESULTS or results/)")
+    p.add_argument("--out", help="figures folder (default figures/, figures/quick/ for the quick profile)")
+    p.set_defaults(func=cmd_figures)
 
     p = sub.add_parser("report", parents=[common], help="one self-contained HTML report (and Markdown) from results/")
     p.add_argument("--profile", choices=["quick", "full"], default="full")

@@ -178,25 +178,25 @@ STAMP_KEY = "grainlab-plots"  # PNG text chunk: the fingerprint of the plotting 
 
 
 def plots_fingerprint() -> str:
-    """The code version of this module (what a figure's stamp is checked against)."""
+    """The code version of the drawing code: this module and the figure registry
+    (``grainlab.figures``), what a figure's stamp is checked against."""
     from grainlab.cache import code_fingerprint
 
-    return code_fingerprint("plots")[:16]
+    return code_fingerprint("plots", "figures")[:16]
 
 
 def save_figure(fig, name: str, folder: str | Path | None = None) -> list[Path]:
-    """Write ``<name>.png`` (150 dpi) and ``<name>.pdf`` (vector), each stamped with the plotting
-    code's fingerprint and the commit (PNG text chunks; the PDF's Subject); return the paths."""
+    """Write ``<name>.png`` (150 dpi) and ``<name>.pdf`` (vector), each stamped with the drawing
+    code's fingerprint (a PNG text chunk; the PDF's Subject) and nothing else that varies (no date),
+    so the same tables drawn by the same code give the same bytes; return the paths."""
     import matplotlib.pyplot as plt
-
-    from grainlab.experiments.manifest import git_commit
 
     out = figures_dir(folder)
     paths = [out / f"{name}.png", out / f"{name}.pdf"]
-    stamp, commit = plots_fingerprint(), git_commit()
+    stamp = plots_fingerprint()
     with plt.rc_context(grainlab_style()):  # the PDF's font type is read when saving, not when drawing
-        fig.savefig(paths[0], dpi=150, bbox_inches="tight", metadata={STAMP_KEY: stamp, "grainlab-commit": commit})
-        fig.savefig(paths[1], bbox_inches="tight", metadata={"Subject": f"{STAMP_KEY}={stamp} commit={commit}"})
+        fig.savefig(paths[0], dpi=150, bbox_inches="tight", metadata={STAMP_KEY: stamp})
+        fig.savefig(paths[1], bbox_inches="tight", metadata={"Subject": f"{STAMP_KEY}={stamp}", "CreationDate": None})
     return paths
 
 

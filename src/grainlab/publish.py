@@ -81,13 +81,13 @@ def _figures(figures: Path, name: str) -> tuple[list[Path], list[str]]:
         with png.open("rb") as handle:
             head = handle.read(len(PNG_MAGIC))
         if head != PNG_MAGIC:
-            problems.append(f"{png.name} is {'empty' if not head else 'not a PNG'}: redraw it (its notebook, "
+            problems.append(f"{png.name} is {'empty' if not head else 'not a PNG'}: redraw it (make figures, "
                             "or restore it with git checkout)")
         else:
             shown.append(png)
     for pdf in sorted(figures.glob(f"{name}_*.pdf")):
         if not pdf.with_suffix(".png").exists():
-            problems.append(f"{pdf.with_suffix('.png').name} is missing (its PDF is there): redraw it")
+            problems.append(f"{pdf.with_suffix('.png').name} is missing (its PDF is there): redraw it (make figures)")
     return shown, problems
 
 
@@ -289,7 +289,7 @@ def _provenance(path: Path) -> str:
     if stamp is None:
         return "drawn before figures were stamped with their plotting code"
     return "drawn by the current plotting code" if stamp == plots_fingerprint() else \
-        f"drawn by older plotting code ({stamp}): re-run the notebook"
+        f"drawn by older plotting code ({stamp}): redraw it with make figures"
 
 
 def _image(path: Path) -> str:

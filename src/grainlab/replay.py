@@ -2,9 +2,9 @@
 
 ``make reproduce`` runs :func:`replay`: it restores the packed per-query tables, recomputes a
 seeded sample of their rows from the raw data and models (``grainlab verify``: every BM25 system
-of every experiment whose data the registry rebuilds, plus a dense system drawn at random), rebuilds
-the report from the stored tables, and ends with one line per paper (its claims' verdicts) and
-one line saying how many sampled rows reproduced on this CPU. No notebook runs; the quick profile
+of every experiment whose data the registry rebuilds, plus a dense system drawn at random), redraws
+every figure and rebuilds the report from the stored tables, and ends with one line per paper (its
+claims' verdicts) and one line saying how many sampled rows reproduced on this CPU. No notebook runs; the quick profile
 (``grainlab reproduce --profile quick``) is for development and CI smoke runs.
 """
 
@@ -19,6 +19,7 @@ from grainlab import settings
 from grainlab.data import load_dataset
 from grainlab.experiments.manifest import cpu_name
 from grainlab.experiments.verify import VerifyReport, verify
+from grainlab.figures import Redrawn, draw_all
 from grainlab.publish import paper_lines, study_sections, write_report
 from grainlab.transport import unpack_archives, unpack_tables
 
@@ -33,6 +34,7 @@ class Replay:
 
     verified: VerifyReport
     report: Path
+    figures: Redrawn
     headlines: list[str] = field(default_factory=list)
 
     @property
@@ -47,9 +49,11 @@ def headlines(results: Path) -> list[str]:
 
 
 def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1,
-           progress: Callable[[str], None] | None = None) -> Replay:
-    """Restore, verify a sample, rebuild the report; see the module docstring."""
+           progress: Callable[[str], None] | None = None, figures: Path | None = None) -> Replay:
+    """Restore, verify a sample, redraw the figures (into ``figures``, default ``figures/``),
+    rebuild the report; see the module docstring."""
     results = results or settings.results_dir()
+    figures = figures or settings.figures_dir()
     unpack_tables(results)
     unpack_archives(results)
     load = partial(load_dataset, allow_download=False)
@@ -57,5 +61,6 @@ def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1
     if dense_systems:
         checked.merge(verify(results, load, only=DENSE_SAMPLE, retrievers=("dense",), systems=dense_systems,
                              queries=queries, progress=progress))
-    html, _ = write_report("full", results=results)
-    return Replay(checked, html, headlines(results))
+    redrawn = draw_all(results, figures, "full", progress=progress is not None)
+    html, _ = write_report("full", results=results, figures=figures)
+    return Replay(checked, html, redrawn, headlines(results))

@@ -34,7 +34,7 @@ def test_every_system_and_stage_is_scored(result):
     assert result.per_query.query("system == 'bm25 → rerank'")["reranked"].all()  # tags are columns
     latency = study.latency(result, len(data.queries))
     assert set(latency["stage"]) >= {"fusion", "rerank", "context"} and (latency["ms_per_query"] >= 0).all()
-    assert study.single_labels(result) == ["bm25", "bm25-robertson"]
+    assert study.single_labels(result.systems) == ["bm25", "bm25-robertson"]
 
 
 def test_saved_runs_score_as_the_tables_say(result, cache):
@@ -65,7 +65,7 @@ def test_union_recall_by_hand(toy_mirror):
 def test_sweep_ceiling_significance_and_report(result):
     data, result = result
     units = get_chunker("none").chunk_many(data.corpus.values())
-    candidates = {s: result.run(s, "candidates") for s in study.single_labels(result)}
+    candidates = {s: result.run(s, "candidates") for s in study.single_labels(result.systems)}
     sweep = study.fusion_sweep(candidates, units, data.qrels, rrf_ks=[1, 60], depths=[2, 4])
     assert len(sweep) == 2 * (2 * 2 + 2)
     ceiling = study.reranker_ceiling(result.run("rrf(bm25+bm25-robertson) → rerank", "reranked"), units, data.qrels)

@@ -42,6 +42,7 @@ from grainlab.experiments.identity import results_key
 from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.scoring import MeasureSet, Scorer
 from grainlab.experiments.store import slug, stored_table, superseded_keys
+from grainlab.experiments.stored import KEYS
 from grainlab.experiments.systems import System
 from grainlab.models.threads import pin_threads, torch_threads
 from grainlab.retrieval import Retriever, get_retriever
@@ -51,7 +52,6 @@ from grainlab.retrieval.rerank import Reranker
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.types import Chunk, Run
 
-KEYS = ["dataset", "system", "retriever", "chunker", "aggregate", "stage"]
 FINAL = "final"  # the stage name of an unstaged system's one run
 
 

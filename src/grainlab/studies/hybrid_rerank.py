@@ -62,10 +62,9 @@ def figure_name(system: str) -> str:
     return base + arrow + rest
 
 
-def single_labels(result: ExperimentResult) -> list[str]:
-    """The systems with one retriever and no reranker."""
-    table = result.systems
-    return list(table[(table["fusion"] == "none") & ~table["reranked"].astype(bool)]["system"])
+def single_labels(systems: pd.DataFrame) -> list[str]:
+    """The systems with one retriever and no reranker, from an experiment's systems table."""
+    return list(systems[(systems["fusion"] == "none") & ~systems["reranked"].astype(bool)]["system"])
 
 
 def latency(result: ExperimentResult, n_queries: int) -> pd.DataFrame:
