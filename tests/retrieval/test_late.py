@@ -12,6 +12,8 @@ from grainlab.retrieval.late import (
     _STATES_MEMO,
     LateChunkingRetriever,
     LatePooler,
+    framed_parts,
+    framed_windows,
     macro_windows,
     stitch_windows,
     token_spans,
@@ -96,6 +98,64 @@ def test_long_document_windows_match_manual_windows(encoder, reference):
     assert np.abs(states - stitch_windows(manual, 16)).max() < 1e-4
 
 
+PREFIX = "search_document: "
+
+
+def test_framed_windows_hold_the_text_between_their_own_frame():
+    # [CLS] search _ document : (prefix, 4 tokens ending at char 17) text… [SEP]
+    offsets = [(0, 0), (0, 6), (7, 15), (15, 16), (17, 17), *[(17 + i, 18 + i) for i in range(20)], (0, 0)]
+    special = [1] + [0] * (len(offsets) - 2) + [1]
+    ids = list(range(len(offsets)))
+    assert framed_parts(ids, special, offsets, len(PREFIX)) == (5, 1)
+    windows = framed_windows(len(ids), 5, 1, window=16, overlap=4)  # 10 text tokens a window
+    assert windows == [(5, 15), (11, 21), (17, 25)]
+    with pytest.raises(ConfigError, match="fewer than the overlap"):
+        framed_windows(len(ids), 5, 1, window=10, overlap=4)
+    with pytest.raises(ConfigError, match="special tokens"):
+        framed_parts(ids, [0] * len(ids), offsets, len(PREFIX))
+
+
+def test_framed_windows_equal_independent_framed_passes_and_keep_the_offsets(encoder, reference):
+    """Issue 60: every window after the first began mid-text, without [CLS], prefix or [SEP].
+    Framed, each window is [CLS] + prefix + its slice + [SEP], computed here by hand with
+    transformers; the first window's frame and the last window's [SEP] stand for the whole."""
+    text = PREFIX + " ".join([TEXT] * 6)
+    late = LatePooler(encoder, overlap=16, window=64, framing="framed")
+    (states, enc), = late.document_states([text], prefix_chars=len(PREFIX))
+    ids = enc["input_ids"]
+    head, tail = framed_parts(ids, enc["special_tokens_mask"], enc["offset_mapping"], len(PREFIX))
+    assert ids[0] == encoder.tokenizer.cls_token_id and ids[-1] == encoder.tokenizer.sep_token_id
+    assert encoder.tokenizer.decode(ids[1:head]).replace(" ", "") == PREFIX.strip().replace(" ", "")
+    windows = framed_windows(len(ids), head, tail, 64, 16)
+    assert len(windows) >= 3 and all(e - s <= 64 - head - tail for s, e in windows)
+    passes = [reference_states(encoder, reference, ids[:head] + ids[s:e] + ids[-tail:]) for s, e in windows]
+    expected = np.concatenate([passes[0][:head], stitch_windows([p[head:-tail] for p in passes], 16), passes[-1][-tail:]])
+    assert states.shape == (len(ids), expected.shape[1])
+    assert np.abs(states - expected).max() < 1e-4
+    sliced, _ = LatePooler(encoder, overlap=16, window=64).document_states([text])[0]
+    assert np.abs(states[-5:] - sliced[-5:]).max() > 1e-3  # later windows now read their own frame
+
+
+def test_framing_changes_nothing_for_a_document_that_fits_one_window(encoder):
+    doc = Document("d", TEXT)
+    chunks = {"d": get_chunker("sentences(n=1)").chunk(doc)}
+    sliced = LatePooler(encoder, overlap=8, window=200).embed([doc], chunks)
+    framed = LatePooler(encoder, overlap=8, window=200, framing="framed").embed([doc], chunks)
+    assert all(np.allclose(sliced[k], framed[k], atol=1e-6) for k in sliced)
+    with pytest.raises(ConfigError, match="framing must be one of"):
+        LatePooler(encoder, framing="padded")
+
+
+def test_the_results_key_names_framing_only_when_framed():
+    from grainlab.experiments.identity import retriever_identity
+
+    plain = retriever_identity("late(model=nomic-ai/nomic-embed-text-v1.5,max_length=512)")
+    assert plain == retriever_identity("late(model=nomic-ai/nomic-embed-text-v1.5,max_length=512,framing=sliced)")
+    assert "framing" not in plain["spec"]  # the stored tables' keys, computed before the option existed
+    framed = retriever_identity("late(model=nomic-ai/nomic-embed-text-v1.5,max_length=512,framing=framed)")
+    assert "framing=framed" in framed["spec"] and framed != plain
+
+
 def test_retriever_ranks_and_needs_documents(cache):
     docs = {"berlin": Document("berlin", TEXT),
             "tea": Document("tea", "Tea is brewed from leaves. Green tea is not oxidised. Black tea is.")}
@@ -116,16 +176,18 @@ def test_token_states_are_shared_between_chunkers_but_not_between_settings(encod
     calls = []
     original = LatePooler.document_states
 
-    def counting(self, texts, progress=False):
-        calls.append((self.window, self.overlap))
-        return original(self, texts, progress)
+    def counting(self, texts, progress=False, prefix_chars=0):
+        calls.append((self.window, self.overlap, self.framing))
+        return original(self, texts, progress, prefix_chars)
 
     monkeypatch.setattr(LatePooler, "document_states", counting)
     by_sentence = late.embed([doc], {"d": get_chunker("sentences(n=1)").chunk(doc)})
     by_pair = late.embed([doc], {"d": get_chunker("sentences(n=2)").chunk(doc)})
-    assert calls == [(512, 256)]  # the second chunker only re-pools
+    assert calls == [(512, 256, "sliced")]  # the second chunker only re-pools
     LatePooler(encoder, overlap=8, window=200).embed([doc], {"d": get_chunker("sentences(n=1)").chunk(doc)})
-    assert calls == [(512, 256), (200, 8)]  # other window settings: encoded again
+    assert calls == [(512, 256, "sliced"), (200, 8, "sliced")]  # other window settings: encoded again
+    LatePooler(encoder, overlap=8, window=200, framing="framed").embed([doc], {"d": get_chunker("sentences(n=1)").chunk(doc)})
+    assert calls[-1] == (200, 8, "framed")
     _STATES_MEMO.clear()
     recomputed = late.embed([doc], {"d": get_chunker("sentences(n=2)").chunk(doc)})
     assert all(np.allclose(by_pair[k], recomputed[k], atol=1e-6) for k in by_pair)

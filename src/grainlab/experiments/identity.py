@@ -55,6 +55,9 @@ def model_revisions(spec: str) -> dict[str, str]:
 def retriever_identity(spec: str) -> dict[str, Any]:
     """A retriever's every parameter (defaults filled in) and its component versions."""
     name, params = retriever_parameters(spec)
+    # a parameter added after tables were stored is keyed only away from the behaviour they were computed with
+    unkeyed = getattr(retriever_class(name), "unkeyed_defaults", {})
+    params = {k: v for k, v in params.items() if k not in unkeyed or v != unkeyed[k]}
     versions: dict[str, Any] = {"retriever": f"{name}/{retriever_class(name).version}"}
     if name in ("dense", "late"):
         versions["embedding"] = EMBEDDING_RUNTIMES

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grainlab.figures.registry import StudyTables, figure
-from grainlab.plots import plot_paired_differences
+from grainlab.plots import plot_paired_differences, plot_tradeoff
 from grainlab.spec import parse_spec
 from grainlab.studies import late_chunking as study
 
@@ -63,3 +63,29 @@ def long_grid(tables: StudyTables):
                                    f"Long late chunking vs naive on long documents ({tables.profile}; the verdicts' "
                                    "cluster-bootstrap 95% CI over documents)", col="panel", row="part",
                                    xlabel="chunk size (tokens)", estimate="effect", hue_title="macro window (tokens)")
+
+
+@figure(STUDY, "late_chunking_framing")
+def framing(tables: StudyTables):
+    """Late − naive chunk answer recall in the first and in later macro windows, sliced against
+    framed windows (cluster-bootstrap 95% CI over articles): the window-framing ablation."""
+    rows = tables.csv("framing_gap_by_window.csv")
+    return plot_paired_differences(rows.assign(panel=rows["part"] + " · window " + rows["window"].astype(str)),
+                                   "answer in", "framing", "late − naive, answer recall",
+                                   f"Ablation: later macro windows sliced mid-text or framed with [CLS], prefix and "
+                                   f"[SEP] ({tables.profile}; cluster-bootstrap 95% CI over articles)", col="panel",
+                                   xlabel="where the answer starts", estimate="late − naive",
+                                   hue_title="later windows")
+
+
+@figure(STUDY, "late_chunking_window_similarity")
+def window_similarity(tables: StudyTables):
+    """How alike the chunk vectors inside one macro window are, by the quarter of the window a
+    chunk starts in: late (sliced, framed) against naive."""
+    rows = tables.csv("framing_similarity.csv")
+    rows = rows.assign(arm=rows["method"].where(rows["framing"] == "none", rows["method"] + " · " + rows["framing"]),
+                       panel=rows["part"] + " · window " + rows["window"].astype(str) + " · " + rows["windows"],
+                       quarter=rows["quarter"] + 1)
+    return plot_tradeoff(rows, "quarter", "similarity", "arm", "panel", "quarter of the window the chunk starts in",
+                         "mean cosine to the window's other chunks",
+                         f"Chunk vectors inside one macro window: late against naive ({tables.profile})")

@@ -67,6 +67,12 @@ CAPTIONS: dict[str, str] = {
                              "recover the seams.",
     "semantic_chunking_maxmin_threshold": "Max–Min's AMI by similarity threshold: how sensitive the semantic "
                                           "splitter is to its one parameter.",
+    "late_chunking_framing": "Late − naive answer recall by the window the answer starts in, with later windows "
+                             "sliced mid-text (as the official code) or framed with their own [CLS], prefix and "
+                             "[SEP]: whether the later-window loss is the framing's.",
+    "late_chunking_window_similarity": "Mean cosine between the chunk vectors of one macro window by where the "
+                                       "chunk starts: vectors that grow alike deep in a window leave little for "
+                                       "ranking to tell apart.",
     "semantic_chunking_retrieval": "Each semantic splitter minus fixed-size chunks in answer recall@k, on "
                                    "stitched and native documents, with the verdicts' cluster intervals: Qu et "
                                    "al.'s claim is a gain on stitched documents that vanishes on native ones.",

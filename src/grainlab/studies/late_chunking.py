@@ -111,6 +111,157 @@ def grid_systems(model: str, sizes: Sequence[int], windows: Sequence[int], overl
     return naive + late_arms
 
 
+def framing_systems(model: str, size: int, windows: Sequence[int], overlap: int, naive_length: int,
+                    level: str) -> list[System]:
+    """The window-framing ablation at one chunk size: naive, then late with each macro window
+    ``sliced`` (every window after the first starts mid-text, as the official code) and
+    ``framed`` (every window gets [CLS], the passage prefix and [SEP]); tags ``method``,
+    ``framing``, ``size``, ``window``, ``level``."""
+    aggregate = "max" if level == "documents" else None
+    chunker = f"fixed_tokens(size={size},overlap=0,tokenizer={model})"
+    out = [System(dense(model, naive_length), chunker, aggregate, label=f"naive · {size} · {level}",
+                  tags={"method": "naive", "framing": "none", "size": size, "window": 0, "level": level})]
+    for window in windows:
+        for framing in ("sliced", "framed"):
+            spec = late(model, window, min(overlap, window // 2))
+            spec = spec[:-1] + ",framing=framed)" if framing == "framed" else spec
+            out.append(System(spec, chunker, aggregate, label=f"late · {size} · w{window} · {framing} · {level}",
+                              tags={"method": "late", "framing": framing, "size": size, "window": window,
+                                    "level": level}))
+    return out
+
+
+def answer_windows(dataset, tokenizer, window: int, overlap: int, prefix_tokens: int = 0) -> dict[str, int]:
+    """Question id → the index of the macro window its first gold answer starts in (0: the first)."""
+    import bisect
+
+    from grainlab.experiments.scoring import answer_spans
+
+    starts_of: dict[str, list[int]] = {}
+    out = {}
+    for qid, spans in answer_spans(dataset).items():
+        if not spans:
+            continue
+        doc_id, start, _ = min(spans, key=lambda s: (s[0], s[1]))
+        if doc_id not in starts_of:
+            starts_of[doc_id] = tokenizer.token_starts(dataset.corpus[doc_id].text)
+        token = max(bisect.bisect_right(starts_of[doc_id], start) - 1, 0) + prefix_tokens
+        out[qid] = window_position(token, window, overlap)[0]
+    return out
+
+
+def gap_by_window(per_query: pd.DataFrame, windows_of: Mapping[int, Mapping[str, int]], measure: str,
+                  clusters: Mapping[str, str] | None = None, n_resamples: int = 2_000, seed: int = 0) -> pd.DataFrame:
+    """late − naive per question, per macro window and framing, over the questions whose answer
+    starts in the document's first window and over those in a later one: n, the mean difference
+    and its cluster bootstrap 95% interval (``clusters``: question → gold document)."""
+    from grainlab.evaluation.significance import cluster_bootstrap_ci
+
+    rows = per_query[per_query["measure"] == measure]
+    naive = rows[rows["method"] == "naive"].set_index("qid")["value"]
+    out = []
+    for (window, framing), late_rows in rows[rows["method"] == "late"].groupby(["window", "framing"], sort=False):
+        where = windows_of[int(window)]
+        frame = late_rows.assign(index=late_rows["qid"].map(where)).dropna(subset=["index"])
+        frame = frame.assign(diff=frame["value"].to_numpy() - naive.loc[frame["qid"]].to_numpy(),
+                             part=(frame["index"] > 0).map({False: "first window", True: "later windows"}))
+        for part in ("first window", "later windows"):
+            group = frame[frame["part"] == part]
+            if group.empty:
+                continue
+            labels = pd.Series([(clusters or {}).get(q, q) for q in group["qid"]]).to_numpy()
+            low, high = cluster_bootstrap_ci(group["diff"].to_numpy(float), labels, n_resamples=n_resamples, seed=seed)
+            out.append({"window": int(window), "framing": framing, "answer in": part, "n": len(group),
+                        "documents": len(set(labels)), "late − naive": float(group["diff"].mean()),
+                        "ci_low": low, "ci_high": high})
+    return pd.DataFrame(out)
+
+
+def chunk_similarity(vectors: Mapping[str, object], units: Sequence, token_of: Mapping[str, int], window: int,
+                     overlap: int, bins: int = 4) -> pd.DataFrame:
+    """How alike the chunk vectors inside one macro window are: for every chunk, its mean cosine
+    similarity to the other chunks of its document's same window, by the quarter of the window it
+    starts in (``token_of``: chunk id → its first token in the document). One row per window index
+    kind (first / later) × quarter: chunks and the mean similarity."""
+    import numpy as np
+
+    groups: dict[tuple[str, int], list] = {}
+    for unit in units:
+        index, position = window_position(token_of[unit.chunk_id], window, overlap)
+        groups.setdefault((unit.doc_id, index), []).append((unit.chunk_id, position))
+    rows = []
+    for (_, index), members in groups.items():
+        if len(members) < 2:
+            continue
+        matrix = np.stack([np.asarray(vectors[c], dtype=np.float64) for c, _ in members])
+        matrix /= np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
+        similar = matrix @ matrix.T
+        mean_other = (similar.sum(axis=1) - 1.0) / (len(members) - 1)
+        for (_, position), value in zip(members, mean_other):
+            rows.append({"windows": "first window" if index == 0 else "later windows",
+                         "quarter": min(position * bins // window, bins - 1), "similarity": float(value)})
+    table = pd.DataFrame(rows)
+    return (table.groupby(["windows", "quarter"]).agg(chunks=("similarity", "size"), similarity=("similarity", "mean"))
+            .reset_index())
+
+
+def framing_similarity(dataset, systems: Sequence[System], tokenizer, prefix_tokens: int, overlap: int,
+                       cache=None) -> pd.DataFrame:
+    """:func:`chunk_similarity` for every arm of :func:`framing_systems` (the naive arm read with
+    each late arm's windows), from the chunk vectors the experiment stored in the artifact cache
+    (nothing is encoded again when it ran first)."""
+    import bisect
+
+    from grainlab.chunking import get_chunker
+    from grainlab.experiments.chunk_cache import chunk_corpus
+    from grainlab.retrieval import get_retriever
+
+    units = chunk_corpus(dataset, get_chunker(systems[0].chunker), cache)
+    starts = {doc_id: tokenizer.token_starts(doc.text) for doc_id, doc in dataset.corpus.items()}
+    token_of = {u.chunk_id: max(bisect.bisect_right(starts[u.doc_id], u.start) - 1, 0) + prefix_tokens for u in units}
+    vectors = {}
+    for system in systems:
+        retriever = get_retriever(system.retriever, cache).index(units, dataset.corpus)
+        vectors[system.display] = dict(zip((u.chunk_id for u in units), retriever.embeddings))
+    naive = next(s for s in systems if dict(s.tags)["method"] == "naive")
+    frames = []
+    for system in systems:
+        tags = dict(system.tags)
+        if tags["method"] != "late":
+            continue
+        window = int(tags["window"])
+        for arm in (system, naive):
+            table = chunk_similarity(vectors[arm.display], units, token_of, window, min(overlap, window // 2))
+            arm_tags = dict(arm.tags)
+            frames.append(table.assign(window=window, method=arm_tags["method"],
+                                       framing=tags["framing"] if arm is system else "none"))
+    return pd.concat(frames, ignore_index=True).drop_duplicates(["window", "method", "framing", "windows", "quarter"])
+
+
+def _interval(row) -> str:
+    return f"{row['late − naive']:+.3f} [{row['ci_low']:+.3f}, {row['ci_high']:+.3f}]"
+
+
+def framing_findings(gaps: pd.DataFrame, similarity: pd.DataFrame) -> list[str]:
+    """What the framing ablation found, one sentence per set × window, written from its tables:
+    late − naive in the first and in later windows for each framing, and how alike the chunk
+    vectors of a later window are, late against naive."""
+    lines = []
+    for (part, window), rows in gaps.groupby(["part", "window"], sort=False):
+        cells = {(r["framing"], r["answer in"]): r for _, r in rows.iterrows()}
+        said = [f"{framing}: first window {_interval(cells[(framing, 'first window')])}"
+                + (f", later windows {_interval(cells[(framing, 'later windows')])} (n={cells[(framing, 'later windows')]['n']})"
+                   if (framing, "later windows") in cells else "")
+                for framing in ("sliced", "framed") if (framing, "first window") in cells]
+        alike = similarity[(similarity["part"] == part) & (similarity["window"] == window)
+                           & (similarity["windows"] == "later windows")]
+        means = alike.groupby(["method", "framing"])["similarity"].mean()
+        similar = "; ".join(f"{m if f == 'none' else f} {v:.3f}" for (m, f), v in means.items())
+        lines.append(f"{part}, window {window}: late − naive answer recall, {'; '.join(said)}."
+                     + (f" Mean cosine between chunk vectors of a later window: {similar}." if similar else ""))
+    return lines
+
+
 def grid_effects(verdicts: pd.DataFrame) -> pd.DataFrame:
     """The long grid's tested late − naive contrasts from a verdict table (rows whose system is a
     grid arm, ``late · <size> · w<window> · <level>``), one row each: ``part, level, size, window,
