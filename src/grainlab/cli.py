@@ -234,11 +234,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         for problem in section.figure_problems:
             print(f"grainlab: WARNING: {section.notebook}: {problem}", file=sys.stderr)
     print(f"report written to {html_path} and {markdown_path}")
-    if args.readme:
+    for readme in args.readme or ():
         from grainlab.publish import update_readme
 
-        changed = update_readme(Path(args.readme), args.profile)
-        print(f"{args.readme}: verdict block {'updated' if changed else 'already current'}")
+        changed = update_readme(Path(readme), args.profile)
+        print(f"{readme}: generated blocks {'updated' if changed else 'already current'}")
     return 0
 
 
@@ -449,7 +449,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", parents=[common], help="one self-contained HTML report (and Markdown) from results/")
     p.add_argument("--profile", choices=["quick", "full"], default="full")
     p.add_argument("--out", help="HTML file to write (default: results/report.html; the .md beside it)")
-    p.add_argument("--readme", help="also rewrite this README's generated verdict block (between its markers)")
+    p.add_argument("--readme", nargs="+", metavar="FILE",
+                   help="also rewrite the generated blocks (verdicts, papers table) of these Markdown files, "
+                        "e.g. README.md docs/results.md")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("compare", parents=[common],
