@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shutil
 import subprocess
@@ -199,3 +200,5 @@ def test_the_main_job_verifies_redraws_and_reports_from_the_stored_tables(toy_mi
     assert "chunk_size_long_encoder: not drawn" in err and status == 1
     assert (tmp_path / "figures" / "chunk_size_recall.png").exists()
     assert (tmp_path / "results" / "report.html").exists()
+    record = json.loads((tmp_path / "results" / "main_job" / "runtime.json").read_text())
+    assert record["rows"] == record["reproduced"] > 0 and record["figures"] == 1 and record["cpu"]

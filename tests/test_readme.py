@@ -65,3 +65,13 @@ def test_the_generated_blocks_are_the_ones_the_committed_results_generate():
     assert README_BEGIN in results_page, "docs/results.md lost its generated verdict block"
     assert readme_block("full", ROOT / "results") in results_page, \
         "docs/results.md verdicts differ from results/*/full/verdicts.csv: run `grainlab report --readme README.md docs/results.md`"
+
+
+def test_the_run_times_are_the_run_records():
+    """Issue 59: the docs time every profile from the run records, not by hand."""
+    from grainlab.reproduce import RUN_TIMES_BEGIN, run_times_block
+
+    profiles = PAGES[ROOT / "docs" / "profiles.md"]
+    assert RUN_TIMES_BEGIN in profiles
+    assert run_times_block(ROOT / "results") in profiles, \
+        "docs/profiles.md run times differ from the run records: run `grainlab report --readme docs/profiles.md`"

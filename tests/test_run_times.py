@@ -31,3 +31,22 @@ def test_a_record_from_before_the_history_is_its_first_entry_and_the_history_is_
     for i in range(HISTORY_LENGTH + 5):
         info = record(path, float(i), "warm", f"r{i}")
     assert len(info["history"]) == HISTORY_LENGTH and info["history"][-1]["finished"] == f"r{HISTORY_LENGTH + 4}"
+
+
+def test_the_run_time_table_is_every_record_with_its_cpu(tmp_path):
+    from grainlab.reproduce import MAIN_JOB, run_times_table
+
+    (tmp_path / "chunk_size" / "full").mkdir(parents=True)
+    (tmp_path / "chunk_size" / "quick").mkdir(parents=True)
+    (tmp_path / MAIN_JOB).mkdir()
+    record(tmp_path / "chunk_size" / "full" / "runtime.json", 7216.0, "cold", "d1")
+    record(tmp_path / "chunk_size" / "full" / "runtime.json", 594.0, "warm", "d2")
+    info = {"seconds": 260.0, "cache": "cold", "finished": "d3", "cpu": "AMD EPYC 7B13"}
+    (tmp_path / "chunk_size" / "quick" / "runtime.json").write_text(json.dumps(runtime_record(info, tmp_path / "x")))
+    (tmp_path / MAIN_JOB / "runtime.json").write_text(json.dumps({"seconds": 246.0, "cache": "cold", "finished": "d4",
+                                                                  "cpu": "Intel Xeon"}))
+    lines = run_times_table(tmp_path).splitlines()
+    assert lines[2] == "| `make reproduce` (main job) | 246 | cold | Intel Xeon | d4 | 246 | — |"
+    assert lines[3] == "| 01_chunk_size (full) | 594 | warm | unrecorded | d2 | 7216 | 7216 |"
+    assert lines[4] == "| 01_chunk_size (quick) | 260 | cold | AMD EPYC 7B13 | d3 | 260 | 260 |"
+    assert len(lines) == 5  # studies without a record are left out

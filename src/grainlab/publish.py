@@ -26,7 +26,13 @@ from grainlab.cache import atomic_write_text
 from grainlab.errors import DatasetNotFound
 from grainlab.experiments.tables import markdown_table
 from grainlab.plots import figure_stamp, plots_fingerprint
-from grainlab.reproduce import NOTEBOOKS, run_time_cells
+from grainlab.reproduce import (
+    NOTEBOOKS,
+    RUN_TIMES_BEGIN,
+    RUN_TIMES_END,
+    run_time_cells,
+    run_times_block,
+)
 from grainlab.studies.captions import figure_caption
 from grainlab.studies.claims import verdict_counts, where_columns
 from grainlab.studies.report import Report, count_cell, effect_cell, human_header, paper_effect_cell
@@ -448,7 +454,9 @@ def update_readme(readme: Path, profile: str = "full", results: Path | None = No
     between its markers; True when the file changed."""
     text = readme.read_text("utf-8")
     updated, found = text, False
-    for (begin, end), block in {**BLOCKS, (PAPERS_BEGIN, PAPERS_END): papers_block}.items():
+    blocks = {**BLOCKS, (PAPERS_BEGIN, PAPERS_END): papers_block,
+              (RUN_TIMES_BEGIN, RUN_TIMES_END): lambda _profile, results: run_times_block(results)}
+    for (begin, end), block in blocks.items():
         pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
         if pattern.search(updated):
             found = True

@@ -17,7 +17,7 @@ from pathlib import Path
 from grainlab import settings
 from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError, NotebookFailed
-from grainlab.experiments.manifest import git_commit, new_manifest
+from grainlab.experiments.manifest import cpu_name, git_commit, new_manifest
 from grainlab.readers.archive import ARCHIVE_ENV, ARCHIVE_NAME
 from grainlab.settings import project_root
 from grainlab.studies.report import Report
@@ -324,7 +324,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
         seconds = time.perf_counter() - tick
         run_info = {"notebook": NOTEBOOKS[name], "profile": profile, "seconds": round(seconds, 1),
                     "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "parameters": parameters,
-                    "cache": "cold" if cold_cache and not archived else "warm"}
+                    "cache": "cold" if cold_cache and not archived else "warm", "cpu": cpu_name()}
         runtime = results / name / profile / "runtime.json"
         atomic_write_text(runtime, json.dumps(runtime_record(run_info, runtime)))
         write_study_manifest(root, name, profile, parameters)
@@ -386,7 +386,38 @@ def with_history(run_info: dict, old: dict) -> dict:
 
 
 def _run_entry(info: dict) -> dict:
-    return {"seconds": info["seconds"], "cache": info.get("cache", "unrecorded"), "finished": info.get("finished")}
+    entry = {"seconds": info["seconds"], "cache": info.get("cache", "unrecorded"), "finished": info.get("finished")}
+    return {**entry, "cpu": info["cpu"]} if info.get("cpu") else entry
+
+
+RUN_TIMES_BEGIN, RUN_TIMES_END = ("<!-- run-times:begin (generated from the run records by `grainlab report --readme "
+                                  "docs/profiles.md`) -->", "<!-- run-times:end -->")
+MAIN_JOB = "main_job"
+"""The folder under ``results/`` of the main job's run record (``make reproduce``)."""
+
+
+def run_times_table(results: Path) -> str:
+    """Every run record under ``results`` as one Markdown table: the main job (``make reproduce``)
+    and each notebook's full and quick profile — the last run with its cache state, CPU and date,
+    the longest run recorded and the latest cold one. Nothing here is typed by hand."""
+    rows = ["| run | last run (s) | cache at start | CPU | finished | longest recorded (s) | cold run (s) |",
+            "|---|---|---|---|---|---|---|"]
+    records = [("`make reproduce` (main job)", results / MAIN_JOB / "runtime.json")]
+    records += [(f"{stem} ({profile})", results / name / profile / "runtime.json")
+                for name, stem in NOTEBOOKS.items() for profile in ("full", "quick")]
+    for label, path in records:
+        if not path.exists():
+            continue
+        info = json.loads(path.read_text("utf-8"))
+        last, cache, longest, cold = run_time_cells(info)
+        rows.append(f"| {label} | {last} | {cache} | {info.get('cpu', 'unrecorded')} | {info.get('finished', '')} | "
+                    f"{longest} | {cold} |")
+    return "\n".join(rows)
+
+
+def run_times_block(results: Path | None = None) -> str:
+    """:func:`run_times_table` between its markers (``docs/profiles.md``)."""
+    return f"{RUN_TIMES_BEGIN}\n{run_times_table(results or settings.results_dir())}\n{RUN_TIMES_END}"
 
 
 def run_time_cells(info: dict) -> tuple[str, str, str, str]:
