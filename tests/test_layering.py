@@ -8,7 +8,7 @@ import grainlab
 LAYERS = {
     "errors": 0,
     "types": 0,
-    "settings": 1, "spec": 1, "anchors": 1, "files": 1, "languages": 1,
+    "settings": 1, "spec": 1, "anchors": 1, "files": 1, "languages": 1, "formatting": 1,
     "cache": 2, "distributed": 2,
     "data": 3, "models": 3,
     "readers": 4,

@@ -141,7 +141,7 @@ def test_queries_needed_read_as_counts_in_the_html_tables():
     table = pd.DataFrame({"verdict": ["inconclusive", "reproduced"], "queries_needed": [4956.0, None],
                           "p_holm": [0.2251, 0.001]})
     page = _verdict_html(table)
-    assert "<td class='num'>4,956</td>" in page and "e+03" not in page and "<td class='num'>0.225</td>" in page
+    assert "<td class='num'>4,956</td>" in page and "e+03" not in page and "<td class='num'>0.23</td>" in page
     assert "<th>queries needed</th>" in page and "<th>p (Holm)</th>" in page  # human headers
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from grainlab import settings
+from grainlab import formatting, settings
 from grainlab.cache import atomic_write_text
 from grainlab.errors import DatasetNotFound
 from grainlab.experiments.tables import markdown_table
@@ -284,15 +284,15 @@ def _integer_columns(table: pd.DataFrame) -> set[str]:
     return out - {"p (Holm)", "p_holm", "p"}
 
 
-def _cell(value: object, integer: bool, floatfmt: str) -> tuple[str, bool]:
-    """A table cell's text and whether it is a number (right-aligned): a column of whole numbers
-    without decimals and with thousands separators, other numbers in ``floatfmt``."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "—", False
-    if isinstance(value, bool):
-        return ("yes" if value else "no"), False
+def _cell(column: str, value: object, integer: bool, floatfmt: str) -> tuple[str, bool]:
+    """A table cell's text (``grainlab.formatting``: p-values, counts and tokens by kind; a column
+    of whole numbers with thousands separators) and whether it is a number (right-aligned)."""
+    if formatting.missing(value) or isinstance(value, bool):
+        return formatting.cell(column, value), False
     if isinstance(value, (int, float)):
-        return (f"{int(value):,}" if integer else format(value, floatfmt)), True
+        if integer and not formatting.P_COLUMN.search(column):
+            return formatting.count(float(value)), True
+        return formatting.cell(column, value, floatfmt), True
     return str(value), bool(NUMBER.fullmatch(str(value)))
 
 
@@ -312,7 +312,7 @@ def html_table(table: pd.DataFrame, floatfmt: str = ".3g") -> str:
     for _, row in table.iterrows():
         cells = []
         for column, value in row.items():
-            text, numeric = _cell(value, str(column) in integers, floatfmt)
+            text, numeric = _cell(str(column), value, str(column) in integers, floatfmt)
             classes = ["num"] if numeric else []
             if column == "verdict" and value in VERDICT_COLOURS:
                 classes.append(re.sub("[^a-z]+", "-", str(value)).strip("-"))

@@ -65,15 +65,15 @@ def gate_table(aggregate: pd.DataFrame, gates: dict[str, tuple[float, float, str
 
 
 def markdown_table(table: pd.DataFrame, floatfmt: str = ".3f") -> str:
-    """A pipe table without the optional ``tabulate`` dependency."""
-    def cell(value) -> str:
-        if value is None or (isinstance(value, float) and value != value):
-            return "—"
-        return format(value, floatfmt) if isinstance(value, float) else str(value)
+    """A pipe table without the optional ``tabulate`` dependency, each cell by its column's kind
+    (``grainlab.formatting``: p-values, counts, tokens, booleans; other floats in ``floatfmt``)."""
+    from grainlab.formatting import cell
 
-    header = "| " + " | ".join(map(str, table.columns)) + " |"
+    columns = [str(c) for c in table.columns]
+    header = "| " + " | ".join(columns) + " |"
     rule = "|" + "|".join("---" for _ in table.columns) + "|"
-    body = ["| " + " | ".join(cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
+    body = ["| " + " | ".join(cell(c, v, floatfmt) if not isinstance(v, int) or isinstance(v, bool) else str(v)
+                              for c, v in zip(columns, row)) + " |" for row in table.itertuples(index=False)]
     return "\n".join([header, rule, *body])
 
 
