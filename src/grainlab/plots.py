@@ -493,6 +493,9 @@ def plot_bars(table: pd.DataFrame, x: str, y: str, hue: str | None, ylabel: str,
     if bars <= 24:
         label_bars(ax, counts=pd.api.types.is_integer_dtype(table[y]))
     draw_reference_lines(ax, references)
+    if references:  # a paper's number above every bar is drawn, not left in the legend off-scale
+        low, high = ax.get_ylim()
+        ax.set_ylim(low, max(high, 1.05 * max(references.values())))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     categories = table[x].nunique()

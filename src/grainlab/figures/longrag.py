@@ -7,6 +7,8 @@ from grainlab.plots import plot_bars, plot_tradeoff
 from grainlab.studies import longrag as study
 
 STUDY = "longrag"
+READER_MEASURES = {"em": "exact match (short answer)", "answer_in_long": "answer in the long answer",
+                   "context_has_answer": "answer in the context"}
 
 
 @figure(STUDY, "longrag_recall_vs_tokens")
@@ -35,9 +37,10 @@ def reader(tables: StudyTables):
     figures = {}
     for model, rows in runs.groupby("model", sort=False):
         name = model.split("/")[-1]
+        long = rows.melt(id_vars=["setting"], value_vars=list(READER_MEASURES), var_name="measure")
         figures[f"longrag_reader_{name}"] = plot_bars(
-            rows.melt(id_vars=["setting"], value_vars=["em", "answer_in_long", "context_has_answer"],
-                      var_name="measure"), "setting", "value", "measure", "share of questions",
+            long.assign(measure=long["measure"].map(READER_MEASURES)), "setting", "value", "measure",
+            "share of questions",
             f"LongRAG reader {name}, {budget}-token budget ({tables.profile}, n={rows['qid'].nunique()})",
             xlabel="reader context (retrieved units within the token budget)")
     return figures

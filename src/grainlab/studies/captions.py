@@ -21,8 +21,8 @@ CAPTIONS: dict[str, str] = {
                            "retriever, with the paper's GTR R@5 marks: propositions should lead at small k.",
     "dense_x_word_budget_recall": "Whether the answer is in the first l retrieved words, by unit: the paper's "
                                   "§5 comparison at an equal reading budget.",
-    "dense_x_reader_": "The reader's answer-in-prediction over each retrieval unit, by context budget l "
-                       "(tokens): a unit that retrieves better should feed the reader better at equal l.",
+    "dense_x_reader_": "The reader's exact match of the short answer over each retrieval unit, by context "
+                       "budget l (tokens): a unit that retrieves better should feed the reader better at equal l.",
     "late_chunking_sweep": "Late − naive SciFact nDCG@10 at each chunk size: the paired "
                            "difference the test tested, with its 95% interval (filled where it "
                            "excludes zero), and the paper's difference at 256 tokens as a "
