@@ -107,7 +107,13 @@ def available_chunkers() -> list[str]:
 
 
 def get_chunker(spec: str, **overrides: Any) -> Chunker:
-    """Build a chunker from its spec string; ``overrides`` replace parameters (e.g. tokenizer)."""
+    """Build a chunker from its spec string; ``overrides`` replace parameters (e.g. tokenizer). A
+    library's splitter (``langchain:RecursiveCharacterTextSplitter(chunk_size=800)``,
+    ``semchunk(chunk_size=256)``, …) is built by ``chunking.foreign``."""
+    from grainlab.chunking.foreign import ForeignChunker, is_foreign
+
+    if is_foreign(spec):
+        return ForeignChunker.from_spec(spec, overrides.get("tokenizer"))
     name, params = parse_spec(spec)
     if name not in _REGISTRY:
         raise ConfigError(f"unknown chunker {name!r}; known: {', '.join(available_chunkers())}")
