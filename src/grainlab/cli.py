@@ -457,7 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compare", parents=[common],
                        help="the chunking decision on your own documents and questions (gold evidence spans)")
     p.add_argument("documents", help="a folder of .md/.txt/.html/.pdf, a documents.jsonl, a BEIR folder or a "
-                                     "registered dataset with gold spans (e.g. chroma_eval)")
+                                     "registered dataset with gold spans (e.g. chroma_chunking_eval)")
     p.add_argument("questions", nargs="?", help="questions.jsonl: id, question, document_id, start/end or answer "
                                                 "(make one with `grainlab questions`)")
     p.add_argument("--chunkers", nargs="+", metavar="[LABEL=]SPEC",

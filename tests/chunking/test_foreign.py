@@ -119,3 +119,15 @@ def test_compare_takes_library_splitters_as_candidates():
 
     spec = "langchain:RecursiveCharacterTextSplitter(chunk_size=800,chunk_overlap=80)"
     assert parse_candidates([spec, "S=semchunk(chunk_size=256)"]) == {spec: spec, "S": "semchunk(chunk_size=256)"}
+
+
+def test_the_results_key_names_the_library_version_and_the_counting_tokenizer():
+    from grainlab.experiments import System
+    from grainlab.experiments.identity import key_parts, results_key
+
+    spec = "semchunk(chunk_size=256)"
+    parts = key_parts("f", System("bm25", spec, None), ["Tokens@5"], 5)
+    assert parts["chunker"] == "semchunk(chunk_size=256) foreign(tokenizer=cl100k_base)"
+    assert parts["versions"]["chunker"].startswith("foreign/1+semchunk==")
+    assert results_key("f", System("bm25", spec, None), ["Tokens@5"], 5) != \
+        results_key("f", System("bm25", "semchunk(chunk_size=128)", None), ["Tokens@5"], 5)

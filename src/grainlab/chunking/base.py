@@ -98,6 +98,12 @@ class Chunker(ABC):
         """Canonical string, e.g. ``fixed_tokens(size=256,overlap=0,tokenizer=cl100k_base)``."""
         return format_spec(self.name, self.params())
 
+    @property
+    def revision_spec(self) -> str:
+        """A spec whose ``model`` / ``tokenizer`` parameters name what this chunker reads (the
+        results key records their revisions): its own spec."""
+        return self.spec
+
     def __str__(self) -> str:
         return self.spec
 

@@ -124,6 +124,11 @@ class ForeignChunker(Chunker):
         return f"{self.library}{':' + self.splitter if self.splitter else ''}({inner})"
 
     @property
+    def revision_spec(self) -> str:
+        """The tokenizer that counts (semchunk: and cuts) the chunks' tokens, for the results key."""
+        return f"foreign(tokenizer={self.tokenizer})"
+
+    @property
     def version_string(self) -> str:
         """``foreign/1+<distribution>==<version>``: the library's version is part of every key."""
         distribution = LIBRARIES[self.library][1]

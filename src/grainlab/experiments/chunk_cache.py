@@ -32,7 +32,7 @@ def chunks_key(dataset: Dataset, chunker: Chunker, fingerprint: str | None = Non
     """Everything a chunk list depends on: the documents, the chunker's spec and version, the
     revisions of the models it names, and the source of the chunking code."""
     return content_key(kind="chunks", dataset=fingerprint or dataset.fingerprint(), chunker=chunker.spec,
-                       version=chunker.version_string, models=model_revisions(chunker.spec),
+                       version=chunker.version_string, models=model_revisions(chunker.revision_spec),
                        code=code_fingerprint("chunking", "models.tokenizers", "readers", "experiments.chunk_cache"))
 
 

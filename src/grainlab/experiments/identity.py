@@ -100,7 +100,7 @@ def key_parts(dataset_fingerprint: str, system: System, measures: list[str], dep
     chunker = get_chunker(system.chunker)
     retrievers = [retriever_identity(spec) for spec in system.retrievers]
     models: dict[str, str] = {}
-    for spec in (*(r["spec"] for r in retrievers), chunker.spec):  # every parameter: a default model too
+    for spec in (*(r["spec"] for r in retrievers), chunker.revision_spec):  # every parameter: a default model too
         models.update(model_revisions(spec))
     for spec in system.retrievers:
         models.update(_library_revisions(spec))
@@ -117,7 +117,8 @@ def key_parts(dataset_fingerprint: str, system: System, measures: list[str], dep
         if system.stages.reranker:
             versions["reranker"] = CROSS_ENCODER_VERSION
             models.update(model_revisions(f"rerank(model={system.stages.reranker})"))
-    return {"dataset": dataset_fingerprint, "chunker": chunker.spec, "retrievers": retrievers,
+    chunker_spec = chunker.spec if chunker.revision_spec == chunker.spec else f"{chunker.spec} {chunker.revision_spec}"
+    return {"dataset": dataset_fingerprint, "chunker": chunker_spec, "retrievers": retrievers,
             "aggregate": system.aggregate, "parents": system.parents, "stages": stages,
             "measures": list(measures), "depth": depth, "models": models, "versions": versions}
 
