@@ -36,6 +36,9 @@ MODULES: dict[str, list[str]] = {  # module → the tests that decide it
     "src/grainlab/retrieval/fusion.py": ["tests/retrieval/test_fusion.py", "tests/retrieval/test_pipeline.py"],
     "src/grainlab/evaluation/significance.py": ["tests/evaluation/test_significance.py"],
     "src/grainlab/studies/claims.py": ["tests/studies/test_claims.py"],
+    "src/grainlab/studies/roles.py": ["tests/studies/test_roles.py"],
+    "src/grainlab/formatting.py": ["tests/test_formatting.py"],
+    "src/grainlab/chunking/foreign.py": ["tests/chunking/test_foreign.py"],
 }
 REPORT = ROOT / "benchmarks" / "results" / "mutants.txt"
 
