@@ -7,8 +7,8 @@ from grainlab.experiments.tables import markdown_table
 
 
 def test_each_kind_has_one_format():
-    assert [formatting.p_value(p) for p in (0.0004, 0.0048, 0.0050, 0.11, 1.0, float("nan"))] == \
-        ["< 0.001", "0.0048", "0.005", "0.11", "1", "—"]
+    assert [formatting.p_value(p) for p in (0.0004, 0.001, 0.0048, 0.0050, 0.11, 1.0, float("nan"))] == \
+        ["< 0.001", "0.001", "0.0048", "0.005", "0.11", "1", "—"]
     assert formatting.count(7874.0) == "7,874" and formatting.count(50.0) == "50"
     assert formatting.tokens(11579.46) == "11,579"
     assert formatting.share(0.923) == "92.3%"
