@@ -75,3 +75,12 @@ def test_the_run_times_are_the_run_records():
     assert RUN_TIMES_BEGIN in profiles
     assert run_times_block(ROOT / "results") in profiles, \
         "docs/profiles.md run times differ from the run records: run `grainlab report --readme docs/profiles.md`"
+
+
+def test_the_late_chunking_framing_findings_are_the_committed_tables():
+    from grainlab.publish import FRAMING_BEGIN, framing_block
+
+    page = PAGES[ROOT / "docs" / "studies" / "late_chunking.md"]
+    assert FRAMING_BEGIN in page
+    assert framing_block("full", ROOT / "results") in page, \
+        "docs/studies/late_chunking.md differs from the framing tables: run `grainlab report --readme docs/studies/late_chunking.md`"

@@ -446,7 +446,22 @@ def papers_block(profile: str = "full", results: Path | None = None) -> str:
     return f"{PAPERS_BEGIN}\n" + "\n".join(lines) + f"\n{PAPERS_END}"
 
 
-BLOCKS = {(README_BEGIN, README_END): readme_block}
+FRAMING_BEGIN, FRAMING_END = ("<!-- late-framing:begin (generated from results/late_chunking/full/framing_*.csv by "
+                              "`grainlab report --readme docs/studies/late_chunking.md`) -->", "<!-- late-framing:end -->")
+
+
+def framing_block(profile: str = "full", results: Path | None = None) -> str:
+    """The late-chunking page's framing-ablation findings, one line per set × window, written
+    from the committed tables (``studies.late_chunking.framing_findings``)."""
+    from grainlab.studies.late_chunking import framing_findings
+
+    folder = (results or settings.results_dir()) / "late_chunking" / profile
+    lines = framing_findings(pd.read_csv(folder / "framing_gap_by_window.csv"),
+                             pd.read_csv(folder / "framing_similarity.csv"))
+    return f"{FRAMING_BEGIN}\n" + "\n".join(f"- {line}" for line in lines) + f"\n{FRAMING_END}"
+
+
+BLOCKS = {(README_BEGIN, README_END): readme_block, (FRAMING_BEGIN, FRAMING_END): framing_block}
 
 
 def update_readme(readme: Path, profile: str = "full", results: Path | None = None) -> bool:
