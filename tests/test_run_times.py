@@ -50,3 +50,21 @@ def test_the_run_time_table_is_every_record_with_its_cpu(tmp_path):
     assert lines[3] == "| 01_chunk_size (full) | 594 | warm | unrecorded | d2 | 7216 | 7216 |"
     assert lines[4] == "| 01_chunk_size (quick) | 260 | cold | AMD EPYC 7B13 | d3 | 260 | 260 |"
     assert len(lines) == 5  # studies without a record are left out
+
+
+def test_a_run_refreshes_the_run_time_table_of_the_docs(tmp_path):
+    """A notebook run or the main job writes its record and the docs' table at once, so running
+    `make reproduce` before `make test` leaves nothing stale."""
+    from grainlab.reproduce import RUN_TIMES_BEGIN, RUN_TIMES_END, refresh_run_times
+
+    (tmp_path / "docs").mkdir()
+    page = tmp_path / "docs" / "profiles.md"
+    page.write_text(f"# x\n\n{RUN_TIMES_BEGIN}\nstale\n{RUN_TIMES_END}\n")
+    (tmp_path / "results" / "main_job").mkdir(parents=True)
+    (tmp_path / "results" / "main_job" / "runtime.json").write_text(json.dumps(
+        {"seconds": 346.1, "cache": "cold", "finished": "d", "cpu": "AMD EPYC"}))
+    assert not refresh_run_times(tmp_path, tmp_path / "elsewhere")  # another results folder: the page stays
+    assert "stale" in page.read_text()
+    assert refresh_run_times(tmp_path, tmp_path / "results")
+    assert "| `make reproduce` (main job) | 346 | cold | AMD EPYC | d | 346 | — |" in page.read_text()
+    assert "stale" not in page.read_text() and not refresh_run_times(tmp_path, tmp_path / "results")

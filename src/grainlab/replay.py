@@ -87,4 +87,7 @@ def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1
     html, _ = write_report("full", results=results, figures=figures)
     done = Replay(checked, html, redrawn, headlines(results))
     record_run(results, time.perf_counter() - started, done)
+    from grainlab.reproduce import refresh_run_times
+
+    refresh_run_times(settings.project_root(), results)  # docs/profiles.md shows this run at once
     return done

@@ -329,6 +329,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
         atomic_write_text(runtime, json.dumps(runtime_record(run_info, runtime)))
         write_study_manifest(root, name, profile, parameters)
         verdicts = verdict_summary(results / name / profile)
+        refresh_run_times(root, results)
         tqdm.write(f"[{number}/{len(names)}] {NOTEBOOKS[name]} ({profile}) finished in {seconds:,.0f} s, "
                    f"{run_info['cache']} cache{': ' + verdicts if verdicts else ''}", file=sys.stdout)
     return write_summary(root, profile)
@@ -413,6 +414,22 @@ def run_times_table(results: Path) -> str:
         rows.append(f"| {label} | {last} | {cache} | {info.get('cpu', 'unrecorded')} | {info.get('finished', '')} | "
                     f"{longest} | {cold} |")
     return "\n".join(rows)
+
+
+def refresh_run_times(root: Path, results: Path | None = None) -> bool:
+    """Rewrite the run-time table of ``docs/profiles.md`` from the records (after a run wrote
+    one, so a run never leaves that page stale); only for the checkout's own ``results/`` (a run
+    into another folder leaves the page alone); True when it changed."""
+    page = root / "docs" / "profiles.md"
+    results = results or settings.results_dir()
+    if not page.exists() or results.resolve() != (root / "results").resolve():
+        return False
+    text = page.read_text("utf-8")
+    pattern = re.compile(re.escape(RUN_TIMES_BEGIN) + ".*?" + re.escape(RUN_TIMES_END), re.S)
+    updated = pattern.sub(lambda _: run_times_block(results), text)
+    if updated != text:
+        atomic_write_text(page, updated)
+    return updated != text
 
 
 def run_times_block(results: Path | None = None) -> str:
