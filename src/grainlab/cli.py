@@ -137,6 +137,12 @@ def _print_findings(report) -> None:
               f"recomputed {d.recomputed} — blame {d.blame}")
 
 
+def _print_not_drawn(missing: dict[str, str]) -> None:
+    """Each figure that could not be drawn, with why."""
+    for name, reason in missing.items():
+        print(f"grainlab: {name}: not drawn: {reason}", file=sys.stderr)
+
+
 def _replay() -> int:
     from grainlab.replay import replay
 
@@ -144,8 +150,7 @@ def _replay() -> int:
     done = replay(progress=progress)
     bar.close()
     _print_findings(done.verified)
-    for name, reason in done.figures.missing.items():
-        print(f"grainlab: {name}: not drawn: {reason}", file=sys.stderr)
+    _print_not_drawn(done.figures.missing)
     print(f"{len(done.figures.written)} figures redrawn from the stored tables into {settings.figures_dir()}")
     print(f"report written to {done.report}")
     for line in done.headlines:
@@ -219,8 +224,7 @@ def cmd_figures(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else settings.figures_dir() / ("quick" if args.profile == "quick" else "")
     out.mkdir(parents=True, exist_ok=True)
     redrawn = draw_all(results, out, args.profile, args.only or ())
-    for name, reason in redrawn.missing.items():
-        print(f"grainlab: {name}: not drawn: {reason}", file=sys.stderr)
+    _print_not_drawn(redrawn.missing)
     print(f"{len(redrawn.written)} figures drawn from {results} ({args.profile} profile) into {out} in "
           f"{time.perf_counter() - started:.0f} s")
     return 1 if redrawn.missing else 0

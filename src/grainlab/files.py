@@ -76,3 +76,21 @@ def atomic_write_dir(path: Path, write: Callable[[Path], None]) -> None:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def rewrite_blocks(path: Path, blocks: dict[tuple[str, str], Callable[[], str]]) -> tuple[bool, bool]:
+    """Replace each generated block ``path`` holds — the text from a ``begin`` marker to its
+    ``end`` marker, both included — by what its function returns, written atomically; returns
+    (whether any block was there, whether the file changed)."""
+    import re
+
+    text = Path(path).read_text("utf-8")
+    updated, found = text, False
+    for (begin, end), block in blocks.items():
+        pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
+        if pattern.search(updated):
+            found = True
+            updated = pattern.sub(lambda _, block=block: block(), updated)
+    if updated != text:
+        atomic_write_text(Path(path), updated)
+    return found, updated != text

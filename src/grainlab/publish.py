@@ -25,6 +25,7 @@ from grainlab import formatting, settings
 from grainlab.cache import atomic_write_text
 from grainlab.errors import DatasetNotFound
 from grainlab.experiments.tables import markdown_table
+from grainlab.files import rewrite_blocks
 from grainlab.plots import figure_stamp, plots_fingerprint
 from grainlab.reproduce import (
     NOTEBOOKS,
@@ -235,24 +236,29 @@ def study_summaries(sections: list[StudySection]) -> pd.DataFrame:
     return table if table["unplaced"].any() else table.drop(columns="unplaced")
 
 
-def paper_lines(sections: list[StudySection]) -> list[tuple[StudySection, str]]:
-    """One line per paper with tested claims: its headline verdict and the reason, written from
-    its faithful rows (``studies.roles.headline``): ``"<title>: partly reproduced — 1 of 4 claims
-    reproduced: …"``."""
+def paper_headlines(sections: list[StudySection]) -> list[tuple[StudySection, str, str]]:
+    """Each paper with tested claims: its section, its headline verdict and the reason, written
+    from its faithful rows (``studies.roles.headline``); a study without a claim file gets its
+    verdict counts as the reason and no verdict."""
     out = []
     for section in sections:
         verdicts = section.report.verdicts if section.report is not None else None
         if section.name in NO_PAPER_CLAIMS or verdicts is None or verdicts.empty:
             continue
         spec = paper_claims(section.name)
-        title = section.report.title
         if spec is None:
             counts = verdicts["verdict"].astype(str).value_counts()
-            out.append((section, f"{title}: " + ", ".join(f"{n} {v}" for v, n in counts.items())))
-            continue
-        verdict, reason = headline(verdicts, spec)
-        out.append((section, f"{title}: {verdict} — {reason}"))
+            out.append((section, "", ", ".join(f"{n} {v}" for v, n in counts.items())))
+        else:
+            out.append((section, *headline(verdicts, spec)))
     return out
+
+
+def paper_lines(sections: list[StudySection]) -> list[tuple[StudySection, str]]:
+    """One line per paper with tested claims (:func:`paper_headlines`): ``"<title>: partly
+    reproduced — 1 of 4 claims reproduced: …"``."""
+    return [(section, f"{section.report.title}: " + (f"{verdict} — {reason}" if verdict else reason))
+            for section, verdict, reason in paper_headlines(sections)]
 
 
 def overview_tally(overview: pd.DataFrame) -> str:
@@ -427,11 +433,10 @@ def readme_block(profile: str = "full", results: Path | None = None) -> str:
 
 def papers_table(sections: list[StudySection]) -> pd.DataFrame:
     """One row per paper: its notebook, the paper, its headline verdict and the reason, written
-    from its claims' faithful rows (:func:`paper_lines`)."""
+    from its claims' faithful rows (:func:`paper_headlines`)."""
     rows = []
-    for section, _ in paper_lines(sections):
+    for section, verdict, reason in paper_headlines(sections):
         spec = paper_claims(section.name)
-        verdict, reason = headline(section.report.verdicts, spec) if spec else ("", "")
         rows.append({"notebook": f"`{section.notebook}`", "paper": spec.paper if spec else section.report.title,
                      "headline verdict": f"**{verdict}**", "why": reason,
                      "details": f"[docs/studies/{section.name}.md](docs/studies/{section.name}.md)"})
@@ -465,23 +470,17 @@ BLOCKS = {(README_BEGIN, README_END): readme_block, (FRAMING_BEGIN, FRAMING_END)
 
 
 def update_readme(readme: Path, profile: str = "full", results: Path | None = None) -> bool:
-    """Rewrite every generated block a Markdown file holds (the verdict block, the papers table)
-    between its markers; True when the file changed."""
-    text = readme.read_text("utf-8")
-    updated, found = text, False
+    """Rewrite every generated block a Markdown file holds (the verdict block, the papers table,
+    the run times, the late-chunking framing findings) between its markers; True when the file
+    changed."""
     blocks = {**BLOCKS, (PAPERS_BEGIN, PAPERS_END): papers_block,
               (RUN_TIMES_BEGIN, RUN_TIMES_END): lambda _profile, results: run_times_block(results)}
-    for (begin, end), block in blocks.items():
-        pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
-        if pattern.search(updated):
-            found = True
-            updated = pattern.sub(lambda _, block=block: block(profile, results), updated)
+    found, changed = rewrite_blocks(readme, {markers: (lambda block=block: block(profile, results))
+                                             for markers, block in blocks.items()})
     if not found:
         raise ValueError(f"{readme} has no generated block: add the two lines {README_BEGIN!r} and {README_END!r} "
                          f"(the verdicts) or {PAPERS_BEGIN!r} and {PAPERS_END!r} (the papers table)")
-    if updated != text:
-        atomic_write_text(readme, updated)
-    return updated != text
+    return changed
 
 
 def write_report(profile: str = "full", out: Path | None = None, results: Path | None = None,

@@ -18,6 +18,7 @@ from grainlab import settings
 from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError, NotebookFailed
 from grainlab.experiments.manifest import cpu_name, git_commit, new_manifest
+from grainlab.files import rewrite_blocks
 from grainlab.readers.archive import ARCHIVE_ENV, ARCHIVE_NAME
 from grainlab.settings import project_root
 from grainlab.studies.report import Report
@@ -424,12 +425,7 @@ def refresh_run_times(root: Path, results: Path | None = None) -> bool:
     results = results or settings.results_dir()
     if not page.exists() or results.resolve() != (root / "results").resolve():
         return False
-    text = page.read_text("utf-8")
-    pattern = re.compile(re.escape(RUN_TIMES_BEGIN) + ".*?" + re.escape(RUN_TIMES_END), re.S)
-    updated = pattern.sub(lambda _: run_times_block(results), text)
-    if updated != text:
-        atomic_write_text(page, updated)
-    return updated != text
+    return rewrite_blocks(page, {(RUN_TIMES_BEGIN, RUN_TIMES_END): lambda: run_times_block(results)})[1]
 
 
 def run_times_block(results: Path | None = None) -> str:

@@ -133,21 +133,8 @@ def framing_systems(model: str, size: int, windows: Sequence[int], overlap: int,
 
 def answer_windows(dataset, tokenizer, window: int, overlap: int, prefix_tokens: int = 0) -> dict[str, int]:
     """Question id → the index of the macro window its first gold answer starts in (0: the first)."""
-    import bisect
-
-    from grainlab.experiments.scoring import answer_spans
-
-    starts_of: dict[str, list[int]] = {}
-    out = {}
-    for qid, spans in answer_spans(dataset).items():
-        if not spans:
-            continue
-        doc_id, start, _ = min(spans, key=lambda s: (s[0], s[1]))
-        if doc_id not in starts_of:
-            starts_of[doc_id] = tokenizer.token_starts(dataset.corpus[doc_id].text)
-        token = max(bisect.bisect_right(starts_of[doc_id], start) - 1, 0) + prefix_tokens
-        out[qid] = window_position(token, window, overlap)[0]
-    return out
+    return {qid: window_position(token, window, overlap)[0]
+            for qid, token in answer_tokens(dataset, tokenizer, prefix_tokens).items()}
 
 
 def gap_by_window(per_query: pd.DataFrame, windows_of: Mapping[int, Mapping[str, int]], measure: str,
@@ -210,15 +197,13 @@ def framing_similarity(dataset, systems: Sequence[System], tokenizer, prefix_tok
     """:func:`chunk_similarity` for every arm of :func:`framing_systems` (the naive arm read with
     each late arm's windows), from the chunk vectors the experiment stored in the artifact cache
     (nothing is encoded again when it ran first)."""
-    import bisect
-
     from grainlab.chunking import get_chunker
     from grainlab.experiments.chunk_cache import chunk_corpus
     from grainlab.retrieval import get_retriever
 
     units = chunk_corpus(dataset, get_chunker(systems[0].chunker), cache)
     starts = {doc_id: tokenizer.token_starts(doc.text) for doc_id, doc in dataset.corpus.items()}
-    token_of = {u.chunk_id: max(bisect.bisect_right(starts[u.doc_id], u.start) - 1, 0) + prefix_tokens for u in units}
+    token_of = {u.chunk_id: token_at(starts[u.doc_id], u.start, prefix_tokens) for u in units}
     vectors = {}
     for system in systems:
         retriever = get_retriever(system.retriever, cache).index(units, dataset.corpus)
@@ -296,11 +281,16 @@ def window_position(token: int, window: int, overlap: int) -> tuple[int, int]:
     return index, token - index * stride
 
 
-def answer_window_positions(dataset, tokenizer, window: int, overlap: int, prefix_tokens: int = 0) -> dict[str, int]:
-    """Question id → the position, inside its macro window, of the token where its first gold
-    answer starts (``prefix_tokens`` — the encoder's prefix and start token — are counted in)."""
+def token_at(starts: Sequence[int], char: int, prefix_tokens: int = 0) -> int:
+    """The document token (counted from the window's start, ``prefix_tokens`` included) that holds
+    character ``char``, given each token's first character ``starts``."""
     import bisect
 
+    return max(bisect.bisect_right(starts, char) - 1, 0) + prefix_tokens
+
+
+def answer_tokens(dataset, tokenizer, prefix_tokens: int = 0) -> dict[str, int]:
+    """Question id → the token where its first gold answer starts (:func:`token_at`)."""
     from grainlab.experiments.scoring import answer_spans
 
     starts_of: dict[str, list[int]] = {}
@@ -311,9 +301,15 @@ def answer_window_positions(dataset, tokenizer, window: int, overlap: int, prefi
         doc_id, start, _ = min(spans, key=lambda s: (s[0], s[1]))
         if doc_id not in starts_of:
             starts_of[doc_id] = tokenizer.token_starts(dataset.corpus[doc_id].text)
-        token = max(bisect.bisect_right(starts_of[doc_id], start) - 1, 0) + prefix_tokens
-        out[qid] = window_position(token, window, overlap)[1]
+        out[qid] = token_at(starts_of[doc_id], start, prefix_tokens)
     return out
+
+
+def answer_window_positions(dataset, tokenizer, window: int, overlap: int, prefix_tokens: int = 0) -> dict[str, int]:
+    """Question id → the position, inside its macro window, of the token where its first gold
+    answer starts (``prefix_tokens`` — the encoder's prefix and start token — are counted in)."""
+    return {qid: window_position(token, window, overlap)[1]
+            for qid, token in answer_tokens(dataset, tokenizer, prefix_tokens).items()}
 
 
 def passage_prefix_tokens(model: str, tokenizer) -> int:

@@ -163,7 +163,10 @@ def _rows_phrase(rows: pd.DataFrame) -> str:
 def claim_table(verdicts: pd.DataFrame, spec: PaperClaims) -> pd.DataFrame:
     """One row per paper claim: id, the paper's words, source, paper numbers, the faithful rows'
     count, the claim's verdict and what the rows found."""
-    labelled = classify(verdicts, spec, strict=False)
+    return _claim_table(classify(verdicts, spec, strict=False), spec)
+
+
+def _claim_table(labelled: pd.DataFrame, spec: PaperClaims) -> pd.DataFrame:
     rows = []
     for claim in spec.claims:
         own = labelled[labelled["claim_id"] == claim.id]
@@ -176,8 +179,8 @@ def claim_table(verdicts: pd.DataFrame, spec: PaperClaims) -> pd.DataFrame:
 
 def headline(verdicts: pd.DataFrame, spec: PaperClaims) -> tuple[str, str]:
     """The paper's headline verdict and its reason in one sentence, written from the rows."""
-    table = claim_table(verdicts, spec)
     labelled = classify(verdicts, spec, strict=False)
+    table = _claim_table(labelled, spec)
     verdict = headline_verdict([v for v in table["verdict"] if v != "not tested"])
     parts = [f"{row['claim']} {row['verdict']}" + (f" ({row['ours']})" if row["ours"] else "")
              for row in table.to_dict("records")]
