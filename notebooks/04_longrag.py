@@ -100,11 +100,11 @@ from grainlab.studies.claims import verdict_table, view
 from grainlab.studies.longrag import (
     confidence_table,
     document_corpus,
-    grouped_corpus,
+    first_articles,
     long_reader_runs,
     merge_sources,
     passage_corpus,
-    similarity_neighbours,
+    similarity_groups,
 )
 from grainlab.studies.token_limits import token_limit_table
 
@@ -115,13 +115,11 @@ nq = load_dataset("nq_open_oracle")
 squad = load_dataset("squad_dev")
 if QUICK:
     nq = sample_dataset(nq, QUICK_QUESTIONS, QUICK_NQ_PASSAGES, SEED)
-    articles = sorted({a for a in squad.info["article_of"].values()})[:QUICK_SQUAD_ARTICLES]
-    squad = squad.subset([], [d for d, a in squad.info["article_of"].items() if a in articles])
+    squad = first_articles(squad, QUICK_SQUAD_ARTICLES)
 pool = merge_sources("wiki", [nq, squad], nq)
 units = {"passages": passage_corpus(pool, PASSAGE_WORDS)}
 units["documents"] = document_corpus(pool)
-neighbours = similarity_neighbours(units["documents"], k=NEIGHBOURS)
-units["grouped documents"] = grouped_corpus(units["documents"], neighbours, GROUP_TOKENS)
+units["grouped documents"] = similarity_groups(units["documents"], k=NEIGHBOURS, max_tokens=GROUP_TOKENS)
 print(f"{len(pool.queries)} NQ-open questions over {len(pool.corpus)} source passages")
 
 # %% [markdown]

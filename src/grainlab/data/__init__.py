@@ -13,6 +13,7 @@ from grainlab.data.chroma_eval import load_chroma_eval
 from grainlab.data.clusters import evidence_clusters, gold_clusters
 from grainlab.data.locate import ensure_local, local_path
 from grainlab.data.qa_formats import load_nq_oracle, load_squad_format
+from grainlab.data.recipes import portable_path, with_recipe
 from grainlab.data.registry import REGISTRY, DatasetSpec, get_spec
 from grainlab.data.sample import sample_dataset, sample_label
 from grainlab.data.stitch import join_articles, stitch_documents
@@ -40,6 +41,13 @@ def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str 
     A dataset whose queries are in its corpus (ArguAna, Quora) has ``info["queries_in_corpus"]``:
     its evaluation drops a hit whose id equals the query id, as BEIR does; no other dataset's does.
     """
+    dataset = _load(name, mirror, split, allow_download, verify_release)
+    path = {"$path": portable_path(name)} if is_folder_path(name) else name
+    return with_recipe(dataset, {"dataset": path, "split": split})
+
+
+def _load(name: str, mirror: str | os.PathLike | None, split: str, allow_download: bool,
+          verify_release: bool | None) -> Dataset:
     if is_folder_path(name):
         return load_beir_path(Path(name).expanduser(), split)
     if name.endswith("_stitched"):

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 
+from grainlab.data.recipes import derivation
 from grainlab.data.types import Dataset
 
 
+@derivation
 def sample_dataset(dataset: Dataset, n_queries: int, n_docs: int, seed: int = 0,
                    mode: str = "queries") -> Dataset:
     """A smaller dataset that keeps every sampled query's judged documents.

@@ -34,7 +34,7 @@ class Dataset:
             queries={q: self.queries[q] for q in qids},
             qrels={q: self.qrels[q] for q in qids if q in self.qrels},
             answers={q: self.answers[q] for q in qids if q in self.answers},
-            info={**self.info, "subset": True},
+            info={**{k: v for k, v in self.info.items() if k != "recipe"}, "subset": True},
         )
 
     def fingerprint(self) -> str:

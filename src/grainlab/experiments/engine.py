@@ -336,7 +336,7 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: str | 
     manifest = new_manifest(name=name, dataset=dataset.name, dataset_fingerprint=fingerprint,
                             n_docs=len(dataset.corpus), n_queries=len(dataset.queries), measures=measure_set.names,
                             depth=depth, baseline=baseline, seed=seed, systems=[s.name for s in systems],
-                            sample=dataset.info.get("sample"))
+                            sample=dataset.info.get("sample"), recipe=dataset.info.get("recipe"))
     jobs = [_SystemJob(system, *_system_key(system, fingerprint, measure_set, depth)) for system in systems]
     per_query_dir = folder / "per_query"
     target = ray_requested(ray)

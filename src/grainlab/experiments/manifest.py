@@ -72,3 +72,22 @@ def new_manifest(**parameters: Any) -> dict[str, Any]:
     return {"created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "parameters": parameters,
             "versions": package_versions(), "git_commit": git_commit(), "platform": platform.platform(),
             "systems": {}}
+
+
+def record_recipe(manifest_path: Path, dataset: Any) -> bool:
+    """Write ``dataset``'s recipe (``grainlab.data.recipes``) into an experiment manifest that
+    records none, when ``dataset`` is the data the experiment ran on (the same fingerprint): how
+    an experiment stored before recipes were recorded becomes verifiable without a re-run.
+    Whether it was written; a manifest that has a recipe is never changed."""
+    import json
+
+    from grainlab.cache import atomic_write_text
+
+    manifest = json.loads(Path(manifest_path).read_text("utf-8"))
+    parameters = manifest["parameters"]
+    recipe = dataset.info.get("recipe")
+    if parameters.get("recipe") or not recipe or dataset.fingerprint() != parameters["dataset_fingerprint"]:
+        return False
+    parameters["recipe"] = recipe
+    atomic_write_text(Path(manifest_path), json.dumps(manifest, indent=1, default=str))
+    return True

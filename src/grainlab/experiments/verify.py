@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from grainlab.cache import ArtifactCache
+from grainlab.data.recipes import rebuild
 from grainlab.data.sample import sample_dataset
 from grainlab.data.types import Dataset
 from grainlab.errors import GrainlabError
@@ -134,7 +135,8 @@ def dataset_as_ran(dataset: Dataset, parameters: Mapping[str, Any]) -> Dataset |
     """The data an experiment ran on, rebuilt from the registry's dataset: itself, or the
     :func:`~grainlab.data.sample_dataset` subset its manifest records (``sample``: counts, seed,
     mode; a manifest from before that field is tried with the recorded counts, seed 0 and either
-    mode). The fingerprint decides; ``None`` when nothing matches."""
+    mode). The fingerprint decides; ``None`` when nothing matches. (A manifest with a ``recipe``
+    is rebuilt by :func:`recorded_dataset` instead.)"""
     wanted = parameters["dataset_fingerprint"]
     if dataset.fingerprint() == wanted:
         return dataset
@@ -148,6 +150,18 @@ def dataset_as_ran(dataset: Dataset, parameters: Mapping[str, Any]) -> Dataset |
         if sampled.fingerprint() == wanted:
             return sampled
     return None
+
+
+def recorded_dataset(parameters: Mapping[str, Any], load: Callable[..., Dataset]) -> Dataset | None:
+    """The data an experiment ran on: rebuilt from the manifest's ``recipe`` when it has one
+    (``grainlab.data.recipes``; a study's derived corpus, your documents and questions), else from
+    the registry's dataset of that name (:func:`dataset_as_ran`). ``None`` when the fingerprint
+    of what was rebuilt is not the recorded one."""
+    recipe = parameters.get("recipe")
+    if not recipe:
+        return dataset_as_ran(load(parameters["dataset"]), parameters)
+    dataset = rebuild(recipe, load)
+    return dataset if dataset.fingerprint() == parameters["dataset_fingerprint"] else None
 
 
 def _component_kinds(system: System) -> list[str]:
@@ -179,14 +193,15 @@ def verify_experiment(manifest_path: Path, load: Callable[[str], Dataset], queri
     manifest = json.loads(manifest_path.read_text("utf-8"))
     parameters = manifest["parameters"]
     try:
-        dataset = dataset_as_ran(load(parameters["dataset"]), parameters)
+        dataset = recorded_dataset(parameters, load)
     except GrainlabError as exc:
         report.skipped.append((name, f"dataset {parameters['dataset']!r} not loadable here: {str(exc).split(';')[0]}"))
         return report
     if dataset is None:
-        report.skipped.append((name, f"the registry's {parameters['dataset']!r}, whole or sampled as recorded, is not "
-                                     "the data this experiment ran on (a study-built derivation; its fingerprint "
-                                     "differs)"))
+        how = ("rebuilt from its recorded recipe (a derivation or its source files changed)" if parameters.get("recipe")
+               else "whole or sampled as recorded (a study-built derivation with no recorded recipe)")
+        report.skipped.append((name, f"the data {parameters['dataset']!r}, {how}, is not the data this experiment "
+                                     "ran on: its fingerprint differs"))
         return report
     measures = list(parameters["measures"])
     depth = int(parameters["depth"])

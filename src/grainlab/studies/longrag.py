@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 from grainlab.cache import ArtifactCache
 from grainlab.chunking.base import get_chunker
 from grainlab.chunking.grouping import group_documents, symmetric
+from grainlab.data.recipes import derivation
 from grainlab.data.types import Dataset, Document
 from grainlab.errors import ConfigError
 from grainlab.evaluation.answers import answer_recall, best_subspan_em, exact_match, has_answer
@@ -55,6 +56,7 @@ def title_id(title: str) -> str:
     return re.sub(r"\s+", "_", title.strip()) or "untitled"
 
 
+@derivation
 def merge_sources(name: str, sources: Sequence[Dataset], question_source: Dataset) -> Dataset:
     """One passage corpus from several (ids prefixed by source), with ``question_source``'s questions."""
     corpus: dict[str, Document] = {}
@@ -67,6 +69,7 @@ def merge_sources(name: str, sources: Sequence[Dataset], question_source: Datase
                    info={"sources": [s.name for s in sources]})
 
 
+@derivation
 def passage_corpus(dataset: Dataset, words: int = 100) -> Dataset:
     """Every source passage cut into ``passages(words=…)`` units (each unit a document)."""
     chunker = get_chunker(f"passages(words={words},min_last={words // 2})")
@@ -80,6 +83,7 @@ def passage_corpus(dataset: Dataset, words: int = 100) -> Dataset:
                    info={**dataset.info, "unit": f"passages ({words} words)", "source_of": home})
 
 
+@derivation
 def document_corpus(dataset: Dataset) -> Dataset:
     """Passages of one title joined (in corpus order) into one document per title."""
     by_title: dict[str, list[Document]] = {}
@@ -123,6 +127,21 @@ def grouped_corpus(documents: Dataset, neighbours: dict[str, list[str]], max_tok
     return Dataset(f"{documents.name.removesuffix('_documents')}_grouped", corpus, documents.queries, qrels,
                    documents.answers, info={**documents.info, "unit": f"grouped documents (≤{max_tokens} tokens)",
                                             "groups": {f"group-{i}": g for i, g in enumerate(groups)}})
+
+
+@derivation
+def similarity_groups(documents: Dataset, k: int = 5, max_tokens: int = 4000, query_words: int = 64,
+                      retriever: str = "bm25") -> Dataset:
+    """:func:`grouped_corpus` over each document's ``k`` :func:`similarity_neighbours`."""
+    return grouped_corpus(documents, similarity_neighbours(documents, k, query_words, retriever), max_tokens)
+
+
+@derivation
+def first_articles(dataset: Dataset, articles: int) -> Dataset:
+    """The passages of a SQuAD-style dataset's first ``articles`` articles (sorted by title), no questions."""
+    article_of = dataset.info["article_of"]
+    kept = set(sorted(set(article_of.values()))[:articles])
+    return dataset.subset([], [d for d, a in article_of.items() if a in kept])
 
 
 def reader_context(units: Dataset, ranking: Sequence[tuple[str, float]], budget_tokens: int) -> list[tuple[str, str]]:

@@ -44,6 +44,7 @@ from grainlab.chunking.structure import ParentChildChunker
 from grainlab.data import evidence_clusters, gold_clusters, load_dataset
 from grainlab.data.documents import SourceDocument, load_documents
 from grainlab.data.evidence import evidence_dataset, load_questions
+from grainlab.data.recipes import derivation
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError
 from grainlab.evaluation.registry import CITATION_MATCH, SPAN_COVERED, SPAN_HIT, SPAN_RR, TOKENS
@@ -154,6 +155,7 @@ class Inputs:
     questions_from: str = "yours"
 
 
+@derivation
 def subset_inputs(inputs: Inputs, documents: Sequence[str] = (), questions_per_document: int = 0) -> Inputs:
     """Only ``documents`` (all when empty) and the questions about them, at most
     ``questions_per_document`` each (all when 0), in their order: a quick profile."""
@@ -206,6 +208,7 @@ def _with_spans(dataset: Dataset) -> Dataset:
                    {q: dataset.qrels.get(q) or {s[0][0]: 1} for q, s in spans.items()}, answers, info)
 
 
+@derivation(paths=("documents", "questions", "exclude"), ignore=("mirror",))
 def load_inputs(documents: str | Path, questions: str | Path | None = None, keep_unlocated: bool = False,
                 mirror: str | None = None, exclude: Sequence[str | Path] = ()) -> Inputs:
     """``documents``: a folder, a ``documents.jsonl``, a BEIR folder or a registered dataset name;
