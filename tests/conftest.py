@@ -23,9 +23,17 @@ def mirror_path() -> Path | None:
 @pytest.fixture(scope="session")
 def session_cache_dir(tmp_path_factory) -> Path:
     """One model/embedding cache for the whole test session: empty at the start (as on a fresh
-    machine), unless ``$GRAINLAB_TEST_CACHE`` names a folder to keep between sessions."""
+    machine), unless ``$GRAINLAB_TEST_CACHE`` names a folder to keep between sessions. Under
+    pytest-xdist every worker shares it (the session's common temporary root): cache writes are
+    atomic renames, so two workers that build the same artefact keep one whole copy."""
     kept = os.environ.get("GRAINLAB_TEST_CACHE")
-    return Path(kept) if kept else tmp_path_factory.mktemp("grainlab-cache")
+    if kept:
+        return Path(kept)
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "grainlab-cache"
+        shared.mkdir(exist_ok=True)
+        return shared
+    return tmp_path_factory.mktemp("grainlab-cache")
 
 
 @pytest.fixture(autouse=True)
