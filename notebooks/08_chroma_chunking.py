@@ -73,7 +73,7 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from grainlab.data import evidence_clusters, load_dataset
-from grainlab.experiments import run_experiment
+from grainlab.experiments import run_experiment, size_matched_fixed
 from grainlab.figures import show_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import chroma_chunking as study
@@ -102,7 +102,7 @@ print(f"{len(data.corpus)} corpora ({sum(len(d.text) for d in data.corpus.values
 # Each chunker that is not a fixed token window gets a fixed-size baseline of its mean chunk length.
 
 # %%
-matched = study.size_matched_fixed(data, chunkers)
+matched = size_matched_fixed(data, chunkers)
 display(pd.DataFrame([{"chunker": k, "baseline": v} for k, v in matched.items()]))
 
 # %% [markdown]

@@ -40,6 +40,23 @@ def test_stored_per_query_is_the_table_run_experiment_returned(toy_mirror, tmp_p
     pd.testing.assert_frame_equal(rebuilt, result.per_query, check_dtype=False)
 
 
+def test_the_aggregate_rebuilt_from_the_stored_tables_is_the_engines_and_differences_are_named(toy_mirror, tmp_path,
+                                                                                                 cache):
+    from grainlab.experiments.stored import aggregate_differences, stored_aggregate
+
+    result = _toy_experiment(toy_mirror, tmp_path, cache)
+    pd.testing.assert_frame_equal(stored_aggregate(result.folder), result.aggregate, check_dtype=False)
+    assert aggregate_differences(result.folder) == []
+    committed = result.aggregate.drop(index=1)
+    committed.loc[0, "count"] += 1
+    committed.to_csv(result.folder / "aggregate.csv", index=False)
+    first, dropped = result.aggregate.iloc[0], result.aggregate.iloc[1]
+    assert sorted(aggregate_differences(result.folder)) == sorted([
+        f"{dropped.system} · {dropped.stage} · {dropped.measure}: only in the per-query tables",
+        f"{first.system} · {first.stage} · {first.measure}: committed mean {first['mean']:.6g} "
+        f"(n={first['count'] + 1}), per-query tables give {first['mean']:.6g} (n={first['count']})"])
+
+
 def test_a_damaged_or_missing_stored_table_is_one_line_naming_the_system(toy_mirror, tmp_path, cache):
     result = _toy_experiment(toy_mirror, tmp_path, cache)
     tables = sorted((result.folder / "per_query").glob("*.csv"))
@@ -202,3 +219,12 @@ def test_the_main_job_verifies_redraws_and_reports_from_the_stored_tables(toy_mi
     assert (tmp_path / "results" / "report.html").exists()
     record = json.loads((tmp_path / "results" / "main_job" / "runtime.json").read_text())
     assert record["rows"] == record["reproduced"] > 0 and record["figures"] == 1 and record["cpu"]
+    assert "1 of 1 experiments' aggregate tables rebuilt from their stored per-query tables match" in out
+    committed = pd.read_csv(result.folder / "aggregate.csv")
+    committed.loc[0, "mean"] += 0.01  # a derived table that is not what its per-query tables give
+    committed.to_csv(result.folder / "aggregate.csv", index=False)
+    cli.main(["reproduce", "--stored"])
+    out, err = capsys.readouterr()
+    assert "0 of 1 experiments' aggregate tables" in out
+    assert f"aggregate.csv: {committed.loc[0, 'system']} · {committed.loc[0, 'stage']} · {committed.loc[0, 'measure']}: " \
+           "committed mean" in err

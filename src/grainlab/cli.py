@@ -153,13 +153,17 @@ def _replay() -> int:
     _print_not_drawn(done.figures.missing)
     print(f"{len(done.figures.written)} figures redrawn from the stored tables into {settings.figures_dir()}")
     print(f"report written to {done.report}")
+    for experiment, problems in done.aggregates.items():
+        for problem in problems:
+            print(f"grainlab: {experiment}/aggregate.csv: {problem}", file=sys.stderr)
     for line in done.headlines:
         print(line)
+    print(done.aggregates_line)
     print(done.verify_line)
     if done.verified.rows == 0:
         raise ConfigError("no stored row could be recomputed here: the datasets are read from the mirror "
                           f"(set {settings.MIRROR_ENV}=/path/to/data or pass --mirror) or downloaded when online")
-    return 0 if done.verified.ok and not done.figures.missing else 1
+    return 0 if done.verified.ok and not done.figures.missing and not any(done.aggregates.values()) else 1
 
 
 def cmd_pack(args: argparse.Namespace) -> int:

@@ -2,10 +2,13 @@
 
 ``make reproduce`` runs :func:`replay`: it restores the packed per-query tables, recomputes a
 seeded sample of their rows from the raw data and models (``grainlab verify``: every BM25 system
-of every experiment whose data the registry rebuilds, plus a dense system drawn at random), redraws
-every figure and rebuilds the report from the stored tables, and ends with one line per paper (its
-claims' verdicts) and one line saying how many sampled rows reproduced on this CPU. No notebook runs; the quick profile
-(``grainlab reproduce --profile quick``) is for development and CI smoke runs.
+of every experiment, its data rebuilt from the registry or its recorded recipe, plus a dense system
+drawn at random), rebuilds each experiment's aggregate table from its per-query tables and compares
+it with the committed one, redraws every figure and rebuilds the report from the stored tables, and
+ends with one line per paper (its claims' verdicts) and one line saying how many sampled rows
+reproduced on this CPU. No notebook runs, so the studies' own derived tables (verdicts, paper vs
+ours) are read as committed; the quick profile (``grainlab reproduce --profile quick``) is for
+development and CI smoke runs.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from pathlib import Path
 from grainlab import settings
 from grainlab.data import load_dataset
 from grainlab.experiments.manifest import cpu_name
-from grainlab.experiments.verify import VerifyReport, verify
+from grainlab.experiments.stored import aggregate_differences
+from grainlab.experiments.verify import VerifyReport, experiment_manifests, verify
 from grainlab.figures import Redrawn, draw_all
 from grainlab.publish import paper_lines, study_sections, write_report
 from grainlab.transport import unpack_archives, unpack_tables
@@ -36,11 +40,28 @@ class Replay:
     report: Path
     figures: Redrawn
     headlines: list[str] = field(default_factory=list)
+    aggregates: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def aggregates_line(self) -> str:
+        matching = sum(not problems for problems in self.aggregates.values())
+        return (f"{matching} of {len(self.aggregates)} experiments' aggregate tables rebuilt from their stored "
+                "per-query tables match the committed ones")
 
     @property
     def verify_line(self) -> str:
         return (f"{self.verified.reproduced} of {self.verified.rows} sampled rows reproduced on this machine "
                 f"(CPU {cpu_name()}; {self.verified.systems} systems recomputed in {self.verified.seconds:.0f} s)")
+
+
+def rebuilt_aggregates(results: Path) -> dict[str, list[str]]:
+    """Every stored experiment's ``aggregate.csv`` rebuilt from its per-query tables and compared
+    with the committed one: experiment → the differences (none when they match). Nothing is written."""
+    out = {}
+    for manifest in experiment_manifests(results):
+        if (manifest.parent / "aggregate.csv").exists():
+            out[manifest.parent.relative_to(results).as_posix()] = aggregate_differences(manifest.parent)
+    return out
 
 
 def headlines(results: Path) -> list[str]:
@@ -83,9 +104,10 @@ def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1
     if dense_systems:
         checked.merge(verify(results, load, only=DENSE_SAMPLE, retrievers=("dense",), systems=dense_systems,
                              queries=queries, progress=progress))
+    aggregates = rebuilt_aggregates(results)
     redrawn = draw_all(results, figures, "full", progress=progress is not None)
     html, _ = write_report("full", results=results, figures=figures)
-    done = Replay(checked, html, redrawn, headlines(results))
+    done = Replay(checked, html, redrawn, headlines(results), aggregates)
     record_run(results, time.perf_counter() - started, done)
     from grainlab.reproduce import refresh_run_times
 

@@ -3,7 +3,7 @@
 import pytest
 
 from grainlab.data import Dataset, Document
-from grainlab.experiments import run_experiment
+from grainlab.experiments import run_experiment, size_matched_fixed
 from grainlab.studies import chroma_chunking as study
 
 TEXT = ("Revenue grew in the third quarter. Costs were flat. " * 8 + "\n\n"
@@ -23,7 +23,7 @@ def data():
 def test_study_runs_both_conventions_and_size_matched_baselines(data, tmp_path, cache):
     chunkers = {"Recursive 200, overlap 0": "recursive_separators(size=24)",
                 "TokenText 250, overlap 125": "fixed_tokens(size=24,overlap=12)"}
-    matched = study.size_matched_fixed(data, chunkers)
+    matched = size_matched_fixed(data, chunkers)
     assert list(matched) == ["Recursive 200, overlap 0"] and matched["Recursive 200, overlap 0"].startswith("fixed_tokens")
     result = run_experiment(data, study.systems(chunkers, {"BM25": "bm25"}, matched), study.measures(),
                             name="chroma", results_dir=tmp_path, cache=cache, n_resamples=200, progress=False)

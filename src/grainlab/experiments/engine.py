@@ -42,7 +42,7 @@ from grainlab.experiments.identity import results_key
 from grainlab.experiments.manifest import new_manifest
 from grainlab.experiments.scoring import MeasureSet, Scorer
 from grainlab.experiments.store import slug, stored_table, superseded_keys
-from grainlab.experiments.stored import KEYS
+from grainlab.experiments.stored import KEYS, aggregate_table
 from grainlab.experiments.systems import System
 from grainlab.models.threads import pin_threads, torch_threads
 from grainlab.retrieval import Retriever, get_retriever
@@ -365,9 +365,7 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: str | 
     per_query = pd.concat(frames, ignore_index=True)
     per_query = per_query[[*KEYS, *tags, "qid", "measure", "value"]]
     systems_table = pd.DataFrame(infos)
-    aggregate = (per_query.groupby(KEYS + tags + ["measure"], sort=False, dropna=False)["value"]
-                 .agg(["mean", "count"]).reset_index()
-                 .merge(systems_table[["system", "n_units", "mean_unit_tokens"]], on="system", how="left"))
+    aggregate = aggregate_table(per_query, systems_table, tags)
     significance = _significance(per_query, systems, baseline, significance_measure or measure_set.default,
                                  n_resamples, seed)
     if not significance.empty:

@@ -12,6 +12,7 @@ from grainlab.errors import GrainlabError
 from grainlab.experiments.store import load_stored_table
 
 KEYS = ["dataset", "system", "retriever", "chunker", "aggregate", "stage"]
+UNIT_COLUMNS = ["n_units", "mean_unit_tokens"]
 
 
 class MissingResults(GrainlabError):
@@ -54,3 +55,45 @@ def stored_per_query(folder: Path) -> pd.DataFrame:
         if column not in per_query:
             per_query[column] = None
     return per_query[[*KEYS, *tags, "qid", "measure", "value"]]
+
+
+def aggregate_table(per_query: pd.DataFrame, units: pd.DataFrame, tags: list[str]) -> pd.DataFrame:
+    """Each system's mean and count per stage and measure over ``per_query`` (its ``KEYS`` and
+    ``tags`` columns kept), with the unit counts of ``units`` (``system``, ``n_units``,
+    ``mean_unit_tokens``): the experiment's ``aggregate.csv``."""
+    return (per_query.groupby(KEYS + tags + ["measure"], sort=False, dropna=False)["value"]
+            .agg(["mean", "count"]).reset_index()
+            .merge(units[["system", *UNIT_COLUMNS]], on="system", how="left"))
+
+
+def stored_aggregate(folder: Path) -> pd.DataFrame:
+    """The experiment's ``aggregate.csv`` rebuilt from its stored per-query tables and the unit
+    counts its manifest records, by the engine's own :func:`aggregate_table`."""
+    manifest = experiment_manifest(folder)
+    per_query = stored_per_query(folder)
+    tags = [c for c in per_query.columns if c not in (*KEYS, "qid", "measure", "value")]
+    units = pd.DataFrame([{"system": display, **{c: entry.get(c) for c in UNIT_COLUMNS}}
+                          for display, entry in manifest["systems"].items()])
+    return aggregate_table(per_query, units, tags)
+
+
+def aggregate_differences(folder: Path, tolerance: float = 1e-9) -> list[str]:
+    """How the committed ``aggregate.csv`` of an experiment differs from the one its stored
+    per-query tables give (:func:`stored_aggregate`): missing or extra rows, counts, means."""
+    folder = Path(folder)
+    committed = pd.read_csv(folder / "aggregate.csv")
+    rebuilt = stored_aggregate(folder)
+    on = ["system", "stage", "measure"]
+    merged = committed[on + ["mean", "count"]].astype({c: str for c in on}).merge(
+        rebuilt[on + ["mean", "count"]].astype({c: str for c in on}), on=on, how="outer",
+        suffixes=("_committed", "_rebuilt"), indicator="side")
+    problems = [f"{row.system} · {row.stage} · {row.measure}: only in the "
+                f"{'committed table' if row.side == 'left_only' else 'per-query tables'}"
+                for row in merged[merged["side"] != "both"].itertuples()]
+    both = merged[merged["side"] == "both"]
+    wrong = both[(both["count_committed"] != both["count_rebuilt"])
+                 | ((both["mean_committed"] - both["mean_rebuilt"]).abs() > tolerance)]
+    problems += [f"{row.system} · {row.stage} · {row.measure}: committed mean {row.mean_committed:.6g} "
+                 f"(n={int(row.count_committed)}), per-query tables give {row.mean_rebuilt:.6g} (n={int(row.count_rebuilt)})"
+                 for row in wrong.itertuples()]
+    return problems

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 import pandas as pd
 
-from grainlab.chunking.base import get_chunker
 from grainlab.data.types import Dataset
 from grainlab.evaluation.registry import (
     SPAN_COVERED,
@@ -28,7 +26,7 @@ from grainlab.evaluation.registry import (
     TOKENS,
 )
 from grainlab.evaluation.significance import paired_comparison
-from grainlab.experiments import System, chunk_corpus
+from grainlab.experiments import System
 from grainlab.studies.claims import Claim
 from grainlab.studies.report import Report
 
@@ -73,19 +71,6 @@ def measure_name(kind: str, convention: str, k: int = K) -> str:
     if kind == "omega":
         return SPAN_PRECISION_OMEGA.at(unit="char", match=params.get("match", "exact"))
     return {"recall": SPAN_RECALL, "precision": SPAN_PRECISION, "iou": SPAN_IOU}[kind].at(k, **params)
-
-
-def size_matched_fixed(dataset: Dataset, chunkers: Mapping[str, str]) -> dict[str, str]:
-    """For each chunker that is not fixed-size, a ``fixed_tokens`` spec whose size is that
-    chunker's mean chunk length (rounded), so a comparison cannot be won by being smaller."""
-    out = {}
-    for label, spec in chunkers.items():
-        if spec.startswith("fixed_tokens"):
-            continue
-        units = chunk_corpus(dataset, get_chunker(spec))
-        size = max(8, int(round(float(np.mean([u.n_tokens for u in units])))))
-        out[label] = f"fixed_tokens(size={size},overlap=0)"
-    return out
 
 
 def systems(chunkers: Mapping[str, str], retrievers: Mapping[str, str],
