@@ -262,13 +262,15 @@ def _log_ticks(ax, values, few: bool) -> None:
 
 @styled
 def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str, str], title: str,
-                              paper_best: Mapping[str, tuple[int, int]] | None = None):
+                              paper_best: Mapping[str, tuple[int, int]] | None = None,
+                              truncated: tuple[int, str] | None = None):
     """One panel per dataset (at most four a row): ``measure`` against chunk size (tokens), a
     line per retriever, one legend under the panels.
 
     ``table`` needs columns ``dataset, retriever_label, chunk_size, measure`` and ``mean`` (an
     aggregate) or ``value`` (per-query rows: then with bootstrap 95% intervals). ``paper_best``
-    shades the size range the paper calls best on a dataset.
+    shades the size range the paper calls best on a dataset; ``truncated`` (size, who) hatches
+    the sizes from ``size`` on, where ``who`` reads the chunks cut short.
     """
     import seaborn as sns
 
@@ -286,6 +288,11 @@ def plot_metric_vs_chunk_size(table: pd.DataFrame, measure_by_dataset: dict[str,
         if paper_best and dataset in paper_best:
             low, high = paper_best[dataset]
             ax.axvspan(low, high, color="black", alpha=0.08, label="paper's best sizes")
+        sizes = sorted(data["chunk_size"].unique())
+        if truncated and sizes and sizes[-1] >= truncated[0]:
+            start = max([x for x in sizes if x < truncated[0]], default=truncated[0] / 2)
+            ax.axvspan((start * truncated[0]) ** 0.5, sizes[-1] * 1.3, facecolor="none", edgecolor="0.55",
+                       hatch="///", linewidth=0, label=f"truncated: {truncated[1]}")
         _log_ticks(ax, data["chunk_size"].unique(), few=True)  # 64, 128, …, 1024
         ax.tick_params(axis="x", labelsize=6)
         ax.set_ylabel(measure)

@@ -12,6 +12,8 @@ from grainlab.studies import chunk_size as study
 
 STUDY = "chunk_size"
 ANSWER_RECALL = "AnswerRecall"
+TRUNCATED = (1024, "MiniLM and bge-small read 512 word pieces")
+"""From 1,024 tokens on, the 512-word-piece encoders leave much of a chunk unread (issue 60)."""
 
 
 def _sweep(tables: StudyTables, under: str = "", qa: bool = True) -> tuple[pd.DataFrame, list[str], int]:
@@ -35,7 +37,8 @@ def recall(tables: StudyTables):
     per_query, qa_sets, k = _sweep(tables, qa=False)
     primary = {d: f"{ANSWER_RECALL}@{k}" if d in qa_sets else "nDCG@10" for d in per_query["dataset"].unique()}
     return plot_metric_vs_chunk_size(per_query, primary, f"Retrieval quality vs chunk size ({tables.profile} profile; "
-                                     "95% CI over questions)", paper_best=study.PAPER_BEST)
+                                     "95% CI over questions)", paper_best=study.PAPER_BEST,
+                                     truncated=TRUNCATED)
 
 
 @figure(STUDY, "chunk_size_recall_at1")
@@ -44,7 +47,7 @@ def recall_at_1(tables: StudyTables):
     per_query, qa_sets, _ = _sweep(tables)
     return plot_metric_vs_chunk_size(per_query, {d: f"{ANSWER_RECALL}@1" for d in qa_sets},
                                      f"Answer recall@1 vs chunk size ({tables.profile} profile; 95% CI over questions)",
-                                     paper_best=study.PAPER_BEST)
+                                     paper_best=study.PAPER_BEST, truncated=TRUNCATED)
 
 
 @figure(STUDY, "chunk_size_recall_vs_budget")
@@ -66,4 +69,4 @@ def long_encoder(tables: StudyTables):
     sample = f"{documents.pop()} stitched documents per set" if len(documents) == 1 else "a sample of stitched documents"
     return plot_metric_vs_chunk_size(per_query, {d: f"{ANSWER_RECALL}@{k}" for d in qa_sets},
                                      f"Answer recall@{k} vs chunk size with a 2,048-token encoder "
-                                     f"({tables.profile}; {sample})")
+                                     f"({tables.profile}; {sample})", truncated=TRUNCATED)
