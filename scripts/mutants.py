@@ -39,6 +39,11 @@ MODULES: dict[str, list[str]] = {  # module → the tests that decide it
     "src/grainlab/studies/roles.py": ["tests/studies/test_roles.py"],
     "src/grainlab/formatting.py": ["tests/test_formatting.py"],
     "src/grainlab/chunking/foreign.py": ["tests/chunking/test_foreign.py"],
+    "src/grainlab/data/recipes.py": ["tests/data/test_recipes.py"],
+    "src/grainlab/experiments/stored.py": [
+        "tests/test_figures.py::test_stored_per_query_is_the_table_run_experiment_returned",
+        "tests/test_figures.py::test_the_aggregate_rebuilt_from_the_stored_tables_is_the_engines_and_differences_are_named",
+        "tests/test_figures.py::test_a_damaged_or_missing_stored_table_is_one_line_naming_the_system"],
 }
 REPORT = ROOT / "benchmarks" / "results" / "mutants.txt"
 

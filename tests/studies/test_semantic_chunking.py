@@ -98,3 +98,27 @@ def test_report_rows_come_from_the_tables(stitched, cache, tmp_path):
         ami.query("chunker == 'Max–Min (no cap)'")["ami"].mean())
     report.save(tmp_path)
     assert type(report).load(tmp_path).rows.shape == report.rows.shape
+
+
+def test_size_matched_baselines_take_each_splitters_mean_length_and_are_tested_against_it(stitched, cache, tmp_path):
+    """Qu et al.'s claims, method against method: each semantic splitter against fixed-size chunks
+    of its own mean length (issue 60: 50-token Max–Min chunks were tested against 256-token windows)."""
+    from grainlab.experiments import chunk_corpus, size_matched_fixed
+    from grainlab.chunking import get_chunker
+
+    chunkers = {"sentences": "sentences(n=1)", "fixed": "fixed_tokens(size=64,overlap=0)"}
+    matched = size_matched_fixed(stitched, chunkers)
+    units = chunk_corpus(stitched, get_chunker("sentences(n=1)"))
+    mean = sum(u.n_tokens for u in units) / len(units)
+    assert matched == {"sentences": f"fixed_tokens(size={round(mean)},overlap=0)"}  # fixed needs no baseline
+    systems = study.matched_systems(matched, {"BM25": "bm25"})
+    assert [(s.label, dict(s.tags)) for s in systems] == [
+        ("fixed ≈ sentences · BM25", {"splitter": "fixed ≈ sentences", "retriever_label": "BM25",
+                                     "matched_size": round(mean)})]
+    result = run_experiment(stitched, study.retrieval_systems({"sentences": chunkers["sentences"]}, {"BM25": "bm25"})
+                            + systems, study.measures([1]), name="matched", results_dir=tmp_path, cache=cache,
+                            progress=False, n_resamples=50)
+    claims = study.size_matched_claims(result.per_query, "AnswerRecall@1", ["toy_stitched"], [], ["sentences"])
+    assert [(c.system, c.baseline, c.direction, dict(c.where)) for c in claims] == [
+        ("sentences", "fixed ≈ sentences", 1, {"dataset": "toy_stitched", "retriever_label": "BM25"})]
+    assert set(result.per_query["splitter"]) == {"sentences", "fixed ≈ sentences"}

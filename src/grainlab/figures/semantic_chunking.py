@@ -47,6 +47,21 @@ def retrieval(tables: StudyTables):
                                    col="retriever_label", xlabel="dataset", estimate="effect", hue_title="splitter")
 
 
+@figure(STUDY, "semantic_chunking_size_matched")
+def size_matched(tables: StudyTables):
+    """Each semantic splitter − fixed-size chunks of its own mean length on that dataset, in answer
+    recall, per retriever: Qu et al.'s test, method against method (verdicts' 95% intervals)."""
+    verdicts = tables.csv("verdicts.csv")
+    rows = verdicts[verdicts["baseline"].astype(str).str.startswith(study.matched_label(""))
+                    & verdicts["measure"].str.startswith(ANSWER_RECALL.name)]
+    measure = rows["measure"].iloc[0]
+    return plot_paired_differences(rows.assign(dataset=rows["dataset"].str.replace("_stitched", " (stitched)")),
+                                   "dataset", "system", f"splitter − size-matched fixed, {measure}",
+                                   "Semantic splitters against fixed-size chunks of the same mean length "
+                                   f"({tables.profile}; the verdicts' cluster-bootstrap 95% CI over gold documents)",
+                                   col="retriever_label", xlabel="dataset", estimate="effect", hue_title="splitter")
+
+
 @figure(STUDY, "semantic_chunking_parent_child")
 def parent_child(tables: StudyTables):
     """Answer recall against tokens read for parent–child and flat chunks at each k."""

@@ -23,6 +23,7 @@ from grainlab.evaluation.registry import (
 )
 from grainlab.evaluation.spans import segmentation_ami, sentence_labels
 from grainlab.experiments import System, chunk_corpus
+from grainlab.spec import parse_spec
 from grainlab.studies.claims import Claim
 from grainlab.studies.report import Report
 from grainlab.types import Chunk
@@ -50,6 +51,21 @@ def retrieval_systems(chunkers: Mapping[str, str], retrievers: Mapping[str, str]
     """Every chunker × retriever over units (tags ``splitter`` and ``model`` name them)."""
     return [System(retriever, spec, None, label=f"{label} · {r_label}", tags={"splitter": label, "retriever_label": r_label})
             for r_label, retriever in retrievers.items() for label, spec in chunkers.items()]
+
+
+def matched_label(splitter: str) -> str:
+    """The label of ``splitter``'s size-matched fixed-size baseline."""
+    return f"fixed ≈ {splitter}"
+
+
+def matched_systems(matched: Mapping[str, str], retrievers: Mapping[str, str]) -> list[System]:
+    """Each size-matched fixed-size baseline (``experiments.size_matched_fixed``: splitter label →
+    fixed spec) × retriever, tagged like :func:`retrieval_systems` (``splitter`` is
+    :func:`matched_label`; ``matched_size`` the window)."""
+    return [System(retriever, spec, None, label=f"{matched_label(label)} · {r_label}",
+                   tags={"splitter": matched_label(label), "retriever_label": r_label,
+                         "matched_size": int(parse_spec(spec)[1]["size"])})
+            for r_label, retriever in retrievers.items() for label, spec in matched.items()]
 
 
 def parent_child_systems(layouts: Mapping[str, tuple[str, bool]], retriever: str) -> list[System]:
@@ -184,6 +200,16 @@ def retrieval_claims(per_query: pd.DataFrame, measure: str, stitched: Sequence[s
                              None, {"dataset": dataset, "retriever_label": retriever},
                              f"{retriever}; COVID-QA interim release" if "covid" in dataset else retriever))
     return out
+
+
+def size_matched_claims(per_query: pd.DataFrame, measure: str, stitched: Sequence[str], native: Sequence[str],
+                        semantic: Sequence[str] = SEMANTIC) -> list[Claim]:
+    """Qu et al.'s claims tested method against method: each semantic splitter against fixed-size
+    chunks of its own mean length on that dataset (:func:`matched_label`), better on stitched
+    documents and not on native ones, per dataset × retriever (column ``splitter``)."""
+    return [Claim(claim.claim, claim.paper, claim.system, matched_label(str(claim.system)), claim.measure,
+                  claim.direction, claim.paper_effect, claim.where, f"{claim.deviation}; size-matched fixed baseline")
+            for claim in retrieval_claims(per_query, measure, stitched, native, semantic)]
 
 
 def layout_claims(parent_child: str, flats: Sequence[str], measure: str, dataset: str) -> list[Claim]:
