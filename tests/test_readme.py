@@ -84,3 +84,13 @@ def test_the_late_chunking_framing_findings_are_the_committed_tables():
     assert FRAMING_BEGIN in page
     assert framing_block("full", ROOT / "results") in page, \
         "docs/studies/late_chunking.md differs from the framing tables: run `grainlab report --readme docs/studies/late_chunking.md`"
+
+
+def test_the_semantic_size_matched_findings_are_the_committed_tables():
+    """Issue 60: Qu et al.'s claims, tested against size-matched fixed chunks, are stated from the tables."""
+    from grainlab.publish import SIZE_MATCHED_BEGIN, size_matched_block
+
+    page = PAGES[ROOT / "docs" / "studies" / "semantic_chunking.md"]
+    assert SIZE_MATCHED_BEGIN in page
+    assert size_matched_block("full", ROOT / "results") in page, \
+        "docs/studies/semantic_chunking.md differs from its tables: run `grainlab report --readme docs/studies/semantic_chunking.md`"

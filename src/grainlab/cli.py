@@ -74,10 +74,11 @@ def cmd_chunk(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from grainlab.data import get_spec, is_folder_path, load_dataset
+    from grainlab.data.irds import is_irds
     from grainlab.evaluation import evaluate_run, read_trec_run
     from grainlab.evaluation.measures import parse_measures, run_overlap
 
-    if not is_folder_path(args.dataset):
+    if not is_folder_path(args.dataset) and not is_irds(args.dataset):
         get_spec(args.dataset)
     parse_measures(args.measures)
     run = read_trec_run(args.run_file)
@@ -391,7 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_chunk)
 
     p = sub.add_parser("evaluate", parents=[common], help="score a TREC run file against a dataset's qrels")
-    p.add_argument("--dataset", required=True, help="a registered name (grainlab datasets) or a BEIR folder by path")
+    p.add_argument("--dataset", required=True, help="a registered name (grainlab datasets), a BEIR folder by path, or an ir_datasets id "
+                        "(irds:beir/scifact/test)")
     p.add_argument("run_file", help="a TREC run file (qid Q0 docid rank score tag), plain or .gz")
     p.add_argument("--measures", nargs="+", default=["nDCG@10", "R@100"])
     p.add_argument("--split", default="test")

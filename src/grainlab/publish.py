@@ -466,7 +466,25 @@ def framing_block(profile: str = "full", results: Path | None = None) -> str:
     return f"{FRAMING_BEGIN}\n" + "\n".join(f"- {line}" for line in lines) + f"\n{FRAMING_END}"
 
 
-BLOCKS = {(README_BEGIN, README_END): readme_block, (FRAMING_BEGIN, FRAMING_END): framing_block}
+SIZE_MATCHED_BEGIN, SIZE_MATCHED_END = (
+    "<!-- semantic-size-matched:begin (generated from results/semantic_chunking/full/verdicts.csv, systems.csv "
+    "and size_matched.csv by `grainlab report --readme docs/studies/semantic_chunking.md`) -->",
+    "<!-- semantic-size-matched:end -->")
+
+
+def size_matched_block(profile: str = "full", results: Path | None = None) -> str:
+    """The semantic-chunking page's size-matched findings, one line per dataset × retriever ×
+    splitter, written from the committed tables (``studies.semantic_chunking.size_matched_findings``)."""
+    from grainlab.studies.semantic_chunking import size_matched_findings
+
+    folder = (results or settings.results_dir()) / "semantic_chunking" / profile
+    lines = size_matched_findings(pd.read_csv(folder / "verdicts.csv"), pd.read_csv(folder / "systems.csv"),
+                                  pd.read_csv(folder / "size_matched.csv"))
+    return f"{SIZE_MATCHED_BEGIN}\n" + "\n".join(f"- {line}" for line in lines) + f"\n{SIZE_MATCHED_END}"
+
+
+BLOCKS = {(README_BEGIN, README_END): readme_block, (FRAMING_BEGIN, FRAMING_END): framing_block,
+          (SIZE_MATCHED_BEGIN, SIZE_MATCHED_END): size_matched_block}
 
 
 def update_readme(readme: Path, profile: str = "full", results: Path | None = None) -> bool:

@@ -11,6 +11,7 @@ from grainlab.data.beir_format import document_text, load_beir_folder
 from grainlab.data.chroma_eval import FILES as CHROMA_FILES
 from grainlab.data.chroma_eval import load_chroma_eval
 from grainlab.data.clusters import evidence_clusters, gold_clusters
+from grainlab.data.irds import is_irds, load_irds
 from grainlab.data.locate import ensure_local, local_path
 from grainlab.data.qa_formats import load_nq_oracle, load_squad_format
 from grainlab.data.recipes import portable_path, with_recipe
@@ -30,7 +31,8 @@ __all__ = [
 def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str = "test",
                  allow_download: bool = True, verify_release: bool | None = None) -> Dataset:
     """Load a registered dataset from the mirror, the download cache, or its official URL — or
-    any BEIR folder given by path (``load_dataset("/data/my_beir_folder")``; no release check).
+    any BEIR folder given by path (``load_dataset("/data/my_beir_folder")``; no release check), or
+    an ir_datasets id (``load_dataset("irds:beir/scifact/test")``; ``grainlab.data.irds``).
 
     ``name`` may end in ``_stitched`` (e.g. ``squad_dev_stitched``) for Bhat et al.'s
     ≥50,000-character stitched documents, or in ``_articles`` (``squad_dev_articles``) for one
@@ -42,12 +44,14 @@ def load_dataset(name: str, mirror: str | os.PathLike | None = None, split: str 
     its evaluation drops a hit whose id equals the query id, as BEIR does; no other dataset's does.
     """
     dataset = _load(name, mirror, split, allow_download, verify_release)
-    path = {"$path": portable_path(name)} if is_folder_path(name) else name
+    path = {"$path": portable_path(name)} if is_folder_path(name) and not is_irds(name) else name
     return with_recipe(dataset, {"dataset": path, "split": split})
 
 
 def _load(name: str, mirror: str | os.PathLike | None, split: str, allow_download: bool,
           verify_release: bool | None) -> Dataset:
+    if is_irds(name):
+        return load_irds(name)
     if is_folder_path(name):
         return load_beir_path(Path(name).expanduser(), split)
     if name.endswith("_stitched"):

@@ -212,6 +212,28 @@ def size_matched_claims(per_query: pd.DataFrame, measure: str, stitched: Sequenc
             for claim in retrieval_claims(per_query, measure, stitched, native, semantic)]
 
 
+def size_matched_findings(verdicts: pd.DataFrame, systems: pd.DataFrame, size_matched: pd.DataFrame) -> list[str]:
+    """What the size-matched test found, one sentence per dataset × retriever × semantic
+    splitter, written from the tables: the splitter's mean chunk length (``systems``, the
+    retrieval run's), its baseline's window (``size_matched``), the difference with its cluster
+    interval, Holm p and verdict (``verdicts``, family ``size-matched``)."""
+    from grainlab.formatting import effect, p_value
+
+    rows = verdicts[verdicts["family"] == "size-matched"]
+    lines = []
+    for row in rows.itertuples(index=False):
+        mean = systems[(systems["dataset"] == row.dataset) & (systems["splitter"] == row.system)
+                       & (systems["retriever_label"] == row.retriever_label)]["mean_unit_tokens"]
+        window = size_matched[(size_matched["dataset"] == row.dataset) & (size_matched["splitter"] == row.baseline)
+                              & (size_matched["retriever_label"] == row.retriever_label)]["matched_size"]
+        length = (f"mean {float(mean.iloc[0]):.0f} tokens, against fixed {int(window.iloc[0])}-token windows"
+                  if len(mean) and len(window) else "against fixed windows of its mean length")
+        lines.append(f"{row.dataset}, {row.retriever_label}, {row.system} ({length}): {row.measure} "
+                     f"{effect(row.effect, row.ci_low, row.ci_high)}, Holm p {p_value(row.p_holm)}, "
+                     f"n = {int(row.n):,} in {int(row.clusters)} documents: *{row.verdict}*")
+    return lines
+
+
 def layout_claims(parent_child: str, flats: Sequence[str], measure: str, dataset: str) -> list[Claim]:
     """Searching small children and reading their parents beats each flat layout (column ``layout``)."""
     return [Claim(f"parent–child beats {flat} chunks", "the parent–child recipe's premise (no paper number)",
