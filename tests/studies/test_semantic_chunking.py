@@ -103,8 +103,8 @@ def test_report_rows_come_from_the_tables(stitched, cache, tmp_path):
 def test_size_matched_baselines_take_each_splitters_mean_length_and_are_tested_against_it(stitched, cache, tmp_path):
     """Qu et al.'s claims, method against method: each semantic splitter against fixed-size chunks
     of its own mean length (issue 60: 50-token Max–Min chunks were tested against 256-token windows)."""
-    from grainlab.experiments import chunk_corpus, size_matched_fixed
     from grainlab.chunking import get_chunker
+    from grainlab.experiments import chunk_corpus, size_matched_fixed
 
     chunkers = {"sentences": "sentences(n=1)", "fixed": "fixed_tokens(size=64,overlap=0)"}
     matched = size_matched_fixed(stitched, chunkers)
