@@ -24,6 +24,7 @@ import pandas as pd
 from grainlab import formatting, settings
 from grainlab.cache import atomic_write_text
 from grainlab.errors import DatasetNotFound
+from grainlab.evaluation.labels import measure_label
 from grainlab.experiments.tables import markdown_table
 from grainlab.files import rewrite_blocks
 from grainlab.plots import figure_stamp, plots_fingerprint
@@ -295,6 +296,8 @@ def _cell(column: str, value: object, integer: bool, floatfmt: str) -> tuple[str
     of whole numbers with thousands separators) and whether it is a number (right-aligned)."""
     if formatting.missing(value) or isinstance(value, bool):
         return formatting.cell(column, value), False
+    if column == "measure" and isinstance(value, str):
+        return measure_label(value), False
     if isinstance(value, (int, float)):
         if integer and not formatting.P_COLUMN.search(column):
             return formatting.count(float(value)), True

@@ -13,6 +13,7 @@ import pandas as pd
 
 from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError, MalformedData
+from grainlab.evaluation.labels import measure_label
 from grainlab.experiments.tables import markdown_table
 from grainlab.studies.claims import where_columns
 
@@ -25,8 +26,12 @@ HEADERS = {"p_holm": "p (Holm)", "queries_needed": "queries needed", "p": "p", "
 
 
 def human_header(column: str) -> str:
-    """A column name as a reader writes it: ``p (Holm)`` for ``p_holm``, spaces for underscores."""
-    return HEADERS.get(column, column.replace("_", " "))
+    """A column name as a reader writes it: ``p (Holm)`` for ``p_holm``, a measure by its label
+    (``grainlab.evaluation.labels``), spaces for underscores."""
+    if column in HEADERS:
+        return HEADERS[column]
+    label = measure_label(column)
+    return label if label != column else column.replace("_", " ")
 
 
 def signed(value: object, digits: int = 3) -> str:
