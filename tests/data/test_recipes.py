@@ -152,3 +152,25 @@ def test_the_committed_longrag_and_japanese_experiments_record_their_recipes():
                    "japanese/full/compare/experiment", "japanese/full/compare/side_by_side/experiment"):
         parameters = json.loads((root / folder / "manifest.json").read_text())["parameters"]
         assert parameters["recipe"]["derive"].startswith("grainlab.studies."), folder
+
+
+def test_a_named_dataset_is_reloaded_with_its_split_and_mapping_arguments_decode():
+    from grainlab.data.recipes import _decode
+
+    calls = []
+
+    def load(name, **split):
+        calls.append((name, split))
+        return "data"
+
+    test = "".join(["te", "st"])  # as read from a manifest: equal to "test", not the same object
+    loaded = [_decode({"$recipe": {"dataset": "scifact", "split": split}}, load) for split in (test, "train", "dev")]
+    assert loaded == ["data"] * 3
+    assert calls == [("scifact", {}), ("scifact", {"split": "train"}), ("scifact", {"split": "dev"})]
+    project = settings.project_root()
+    assert _decode({"$map": {"a": {"$path": "project:x.txt"}, "b": [1, "two"]}}, load) == {
+        "a": str(project / "x.txt"), "b": [1, "two"]}
+
+
+def test_a_derivation_keeps_its_functions_name_and_docstring():
+    assert sample_dataset.__name__ == "sample_dataset" and "smaller dataset" in sample_dataset.__doc__
