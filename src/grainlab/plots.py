@@ -17,6 +17,10 @@ import numpy as np
 import pandas as pd
 
 OKABE_ITO = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+NEUTRAL = "0.25"
+"""The grey of baselines and papers' lines: dark enough to stay apart from every Okabe–Ito colour
+under deuteranopia and protanopia (a mid grey fades into the bluish green and the reddish purple;
+``tests/test_colour_vision.py``)."""
 STYLE = {"axes.prop_cycle": None, "axes.grid": True, "grid.alpha": 0.3, "grid.linewidth": 0.6,
          "axes.spines.top": False, "axes.spines.right": False, "font.size": 9, "axes.titlesize": 10,
          "axes.labelsize": 9, "legend.fontsize": 8, "legend.frameon": False, "savefig.dpi": 150,
@@ -605,7 +609,7 @@ def plot_recall_precision(ours: pd.DataFrame, paper: pd.DataFrame | None, family
 
     families = list(dict.fromkeys(ours[family]))
     # no yellow (unreadable as a small marker) and no black (the paper's marks): grey comes last
-    colours = [c for c in OKABE_ITO if c not in ("#F0E442", "#000000")] + ["#7F7F7F"]
+    colours = [c for c in OKABE_ITO if c not in ("#F0E442", "#000000")] + [NEUTRAL]
     palette = {name: colours[i % len(colours)] for i, name in enumerate(families)}
     fig, (ax,) = panel_grid(1, panel_height=3.6)
     handles = []
@@ -654,11 +658,11 @@ def plot_position_curve(summary: pd.DataFrame, baselines: dict[str, float], titl
         for setting, group in paper.groupby("setting", sort=False):
             group = group.sort_values("position")
             ax.plot(group["position"], group["accuracy"], marker="s", markerfacecolor="white", linestyle=":",
-                    color=palette.get(setting, "grey"), label=f"{paper_label} · {setting}")
+                    color=palette.get(setting, NEUTRAL), label=f"{paper_label} · {setting}")
     for (label, value), style in zip(baselines.items(), ["--", "-.", ":"]):
         ax.axhline(value, linestyle=style, color="black", linewidth=1, label=label)
     for (label, value), style in zip((paper_baselines or {}).items(), ["--", "-.", ":"]):
-        ax.axhline(value, linestyle=style, color="grey", linewidth=1, label=label)
+        ax.axhline(value, linestyle=style, color=NEUTRAL, linewidth=1, label=label)
     positions = sorted(set(summary["position"]) | (set(paper["position"]) if paper is not None else set()))
     ax.set_xticks(positions)
     ax.set_xlabel(xlabel)
@@ -698,7 +702,7 @@ def plot_reader_curves(summary: pd.DataFrame, title: str, paper: pd.DataFrame | 
             own = paper[paper["setting"] == setting].sort_values("position")
             if not own.empty:
                 ax.plot(own["position"], own["accuracy"], marker="s", markerfacecolor="white", linestyle="--",
-                        color="grey", label=paper_label)
+                        color=NEUTRAL, label=paper_label)
         ax.set_title(wrapped(f"{setting} ({', '.join(counts)})", PAGE_WIDTH / len(settings), 8), fontsize=8)
         ax.set_xlabel(xlabel)
         ax.set_xticks(sorted(curves.loc[curves["setting"] == setting, "position"].unique()))

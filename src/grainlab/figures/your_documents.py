@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from grainlab.evaluation.labels import measure_label
 from grainlab.figures.registry import StudyTables, figure
 from grainlab.plots import plot_bars
 
@@ -17,6 +18,7 @@ def decision(tables: StudyTables):
     shown = rows[(rows["check"] == "system") & (rows["split"] == "confirm") & rows["answerable"].astype(bool)]
     long = shown.melt(id_vars=["candidate", "qid"], value_vars=[f"SpanHit@{k}", f"SpanCovered@{k}", f"CitationMatch@{k}"],
                       var_name="measure", value_name="value")
+    long["measure"] = long["measure"].map(measure_label)
     return plot_bars(long, "candidate", "value", "measure", "share of held-out questions",
                      f"Your documents: hit, boundary retention and citation match per candidate ({tables.profile})")
 
