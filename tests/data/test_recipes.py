@@ -81,6 +81,7 @@ def test_paths_are_kept_relative_to_the_mirror_and_the_project(toy_mirror, monke
     monkeypatch.delenv("GRAINLAB_MIRROR")
     with pytest.raises(ConfigError, match="GRAINLAB_MIRROR"):
         local_path("mirror:japanese/a.txt")
+    assert portable_path(project) == "project:results/questions.jsonl"  # no mirror: the project still counts
 
 
 def test_a_recipe_naming_anything_but_a_grainlab_function_is_refused():
