@@ -83,6 +83,15 @@ def test_a_repeated_piece_is_placed_after_the_previous_one_and_a_rewritten_one_i
         place(text, [("ab.", 0), ("AB.", None)], "x")
 
 
+def test_a_piece_rewritten_only_in_whitespace_maps_to_its_source_span():
+    text = "Risky Business\n\n\nAfter seven   years.\nMore text.  After seven years."
+    spans = place(text, [("Risky Business\nAfter seven years.", 0), ("After seven years.", None)], "x")
+    assert [text[a:b] for a, b in spans] == ["Risky Business\n\n\nAfter seven   years.", "After seven years."]
+    assert spans[1][0] > spans[0][0]  # the second is found after the first, not at the same words again
+    with pytest.raises(ConfigError, match="rewrote more than its whitespace"):
+        place(text, [("Risky  business", None)], "x")
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("abc .,\n\t日本")), min_size=1, max_size=300))
 def test_offsets_hold_for_any_text(text):

@@ -5,8 +5,10 @@
 ``llamaindex:SentenceSplitter(chunk_size=512)`` run the library itself and keep exact character
 offsets: each chunk is placed where the library says it starts (LangChain's ``start_index``,
 chonkie's ``start_index``, semchunk's offsets, LlamaIndex's ``start_char_idx``), checked against
-the document text, else found in it after the previous chunk's start. A chunk whose text the
-library rewrote so that it occurs nowhere in the document is refused by name, never misplaced.
+the document text, else found in it after the previous chunk's start. A chunk whose text differs
+from the document only in whitespace (LangChain strips chunks and re-joins its pieces with one
+separator) is mapped to the source span its words come from, and its text is the document's; a
+chunk rewritten beyond that is refused by name, never misplaced.
 The library's name and installed version are in the chunker's version string, so in every
 results key. These libraries are optional: ``pip install 'grainlab[splitters]'``.
 """
@@ -70,10 +72,19 @@ def _spans(library: str, splitter: str, options: dict[str, Any], text: str,
     return [(n.get_content(), n.start_char_idx) for n in nodes]
 
 
+def _whitespace_span(text: str, piece: str, cursor: int) -> tuple[int, int] | None:
+    """The first span of ``text`` from ``cursor`` on whose words are ``piece``'s, whatever the
+    whitespace between them: where a splitter stripped or re-joined the text at its separators."""
+    words = piece.split()
+    match = re.compile(r"\s+".join(map(re.escape, words))).search(text, cursor) if words else None
+    return (match.start(), match.end()) if match else None
+
+
 def place(text: str, pieces: list[tuple[str, int | None]], where: str) -> list[tuple[int, int]]:
-    """Exact ``[start, end)`` of every non-blank piece in ``text``: at the start the library gave
-    when the text is there, else found after the previous piece's start; a piece found nowhere is
-    refused by name (:class:`ConfigError`)."""
+    """``[start, end)`` of every non-blank piece in ``text``: at the start the library gave when the
+    text is there, else found after the previous piece's start; a piece that occurs nowhere as it is
+    but whose words do, with other whitespace between them, is mapped to that source span (its chunk
+    text is the document's); a piece found nowhere is refused by name (:class:`ConfigError`)."""
     spans: list[tuple[int, int]] = []
     cursor = 0
     for index, (piece, start) in enumerate(pieces):
@@ -81,11 +92,13 @@ def place(text: str, pieces: list[tuple[str, int | None]], where: str) -> list[t
             continue
         if start is None or text[start:start + len(piece)] != piece or start < cursor:
             start = text.find(piece, cursor)
-        if start < 0:
+        span = (start, start + len(piece)) if start >= 0 else _whitespace_span(text, piece, cursor)
+        if span is None:
             raise ConfigError(f"{where}: chunk {index} ({piece[:40]!r}…) is not in the document text (the splitter "
-                              "rewrote it), so it has no exact offsets: choose options that keep the text as it is")
-        spans.append((start, start + len(piece)))
-        cursor = start + 1
+                              "rewrote more than its whitespace), so it has no exact offsets: choose options that "
+                              "keep the text as it is")
+        spans.append(span)
+        cursor = span[0] + 1
     return spans
 
 
