@@ -83,6 +83,15 @@ def test_a_repeated_piece_is_placed_after_the_previous_one_and_a_rewritten_one_i
         place(text, [("ab.", 0), ("AB.", None)], "x")
 
 
+def test_a_chunk_may_start_where_the_previous_one_did_when_the_library_says_so():
+    """LangChain on Chroma's pubmed: a 14-character heading chunk, then the overlapping chunk that
+    starts with the same heading, both at the library's start index."""
+    text = "Intro.\n\nRisky Business\nAfter seven years of crops."
+    start = text.index("Risky")
+    spans = place(text, [("Intro.", 0), ("Risky Business", start), ("Risky Business\nAfter seven years", start)], "x")
+    assert spans == [(0, 6), (start, start + 14), (start, start + 32)]
+
+
 def test_a_piece_rewritten_only_in_whitespace_maps_to_its_source_span():
     text = "Risky Business\n\n\nAfter seven   years.\nMore text.  After seven years."
     spans = place(text, [("Risky Business\nAfter seven years.", 0), ("After seven years.", None)], "x")
@@ -110,7 +119,7 @@ def test_the_spec_round_trips_and_the_library_version_is_in_the_key():
     assert chunker.spec == "langchain:RecursiveCharacterTextSplitter(chunk_overlap=80,chunk_size=800)"
     assert get_chunker(chunker.spec) == chunker
     version = importlib.metadata.version("langchain-text-splitters")
-    assert chunker.version_string == f"foreign/1+langchain-text-splitters=={version}"
+    assert chunker.version_string == f"foreign/2+langchain-text-splitters=={version}"
     assert get_chunker("semchunk(chunk_size=256)").spec == "semchunk(chunk_size=256)"
     with pytest.raises(ConfigError, match="name the chonkie splitter"):
         get_chunker("chonkie(chunk_size=5)")
@@ -148,6 +157,6 @@ def test_the_results_key_names_the_library_version_and_the_counting_tokenizer():
     spec = "semchunk(chunk_size=256)"
     parts = key_parts("f", System("bm25", spec, None), ["Tokens@5"], 5)
     assert parts["chunker"] == "semchunk(chunk_size=256) foreign(tokenizer=cl100k_base)"
-    assert parts["versions"]["chunker"].startswith("foreign/1+semchunk==")
+    assert parts["versions"]["chunker"].startswith("foreign/2+semchunk==")
     assert results_key("f", System("bm25", spec, None), ["Tokens@5"], 5) != \
         results_key("f", System("bm25", "semchunk(chunk_size=128)", None), ["Tokens@5"], 5)

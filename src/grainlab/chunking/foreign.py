@@ -82,23 +82,26 @@ def _whitespace_span(text: str, piece: str, cursor: int) -> tuple[int, int] | No
 
 def place(text: str, pieces: list[tuple[str, int | None]], where: str) -> list[tuple[int, int]]:
     """``[start, end)`` of every non-blank piece in ``text``: at the start the library gave when the
-    text is there, else found after the previous piece's start; a piece that occurs nowhere as it is
+    text is there and it is not before the previous piece's (a piece may start where the previous
+    one did, when that one is its prefix), else found after the previous piece's start; a piece that occurs nowhere as it is
     but whose words do, with other whitespace between them, is mapped to that source span (its chunk
     text is the document's); a piece found nowhere is refused by name (:class:`ConfigError`)."""
     spans: list[tuple[int, int]] = []
-    cursor = 0
+    previous, previous_piece = -1, None
     for index, (piece, start) in enumerate(pieces):
         if not piece.strip():
             continue
-        if start is None or text[start:start + len(piece)] != piece or start < cursor:
-            start = text.find(piece, cursor)
-        span = (start, start + len(piece)) if start >= 0 else _whitespace_span(text, piece, cursor)
+        given = (start is not None and text[start:start + len(piece)] == piece and start >= previous
+                 and not (start == previous and piece == previous_piece))  # overlapping chunks may share a start
+        if not given:
+            start = text.find(piece, previous + 1)
+        span = (start, start + len(piece)) if start >= 0 else _whitespace_span(text, piece, previous + 1)
         if span is None:
             raise ConfigError(f"{where}: chunk {index} ({piece[:40]!r}…) is not in the document text (the splitter "
                               "rewrote more than its whitespace), so it has no exact offsets: choose options that "
                               "keep the text as it is")
         spans.append(span)
-        cursor = span[0] + 1
+        previous, previous_piece = span[0], piece
     return spans
 
 
@@ -114,7 +117,7 @@ class ForeignChunker(Chunker):
     _counter: list = field(default_factory=list, compare=False, repr=False)
 
     name: ClassVar[str] = "foreign"
-    version: ClassVar[str] = "1"
+    version: ClassVar[str] = "2"  # 2: a chunk may start where the previous did; whitespace-only rewrites mapped
 
     @classmethod
     def from_spec(cls, spec: str, tokenizer: str | None = None) -> ForeignChunker:
@@ -143,7 +146,7 @@ class ForeignChunker(Chunker):
 
     @property
     def version_string(self) -> str:
-        """``foreign/1+<distribution>==<version>``: the library's version is part of every key."""
+        """``foreign/<version>+<distribution>==<its version>``: the library's version is part of every key."""
         distribution = LIBRARIES[self.library][1]
         try:
             installed = importlib.metadata.version(distribution)
