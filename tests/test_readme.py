@@ -94,3 +94,13 @@ def test_the_semantic_size_matched_findings_are_the_committed_tables():
     assert SIZE_MATCHED_BEGIN in page
     assert size_matched_block("full", ROOT / "results") in page, \
         "docs/studies/semantic_chunking.md differs from its tables: run `grainlab report --readme docs/studies/semantic_chunking.md`"
+
+
+def test_the_best_splitter_of_each_library_is_the_committed_decision_tables():
+    """Issue 58: each library's best configuration is named from the committed comparisons."""
+    from grainlab.publish import LIBRARIES_BEGIN, libraries_block
+
+    page = PAGES[ROOT / "docs" / "studies" / "your_documents.md"]
+    assert LIBRARIES_BEGIN in page
+    assert libraries_block("full", ROOT / "results") in page, \
+        "docs/studies/your_documents.md differs from the decision tables: run `grainlab report --readme docs/studies/your_documents.md`"

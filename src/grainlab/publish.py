@@ -486,8 +486,27 @@ def size_matched_block(profile: str = "full", results: Path | None = None) -> st
     return f"{SIZE_MATCHED_BEGIN}\n" + "\n".join(f"- {line}" for line in lines) + f"\n{SIZE_MATCHED_END}"
 
 
+LIBRARIES_BEGIN, LIBRARIES_END = (
+    "<!-- library-splitters:begin (generated from results/*/full/library_splitters/bm25/decision.csv by "
+    "`grainlab report --readme docs/studies/your_documents.md`) -->", "<!-- library-splitters:end -->")
+
+
+def libraries_block(profile: str = "full", results: Path | None = None) -> str:
+    """Each library's best splitter configuration on Chroma's corpora and on the Japanese articles
+    (``studies.your_documents.best_per_library`` over the committed decision tables)."""
+    from grainlab.studies.your_documents import best_per_library
+
+    root = results or settings.results_dir()
+    parts = []
+    for title, folder in (("Chroma's corpora", "your_documents"), ("the Japanese articles", "japanese")):
+        table = best_per_library(pd.read_csv(root / folder / profile / "library_splitters" / "bm25" / "decision.csv"))
+        parts.append(f"Best configuration of each library on {title} (BM25, held-out questions):\n\n"
+                     + markdown_table(table.drop(columns="spec"), ".3f"))
+    return f"{LIBRARIES_BEGIN}\n" + "\n\n".join(parts) + f"\n{LIBRARIES_END}"
+
+
 BLOCKS = {(README_BEGIN, README_END): readme_block, (FRAMING_BEGIN, FRAMING_END): framing_block,
-          (SIZE_MATCHED_BEGIN, SIZE_MATCHED_END): size_matched_block}
+          (SIZE_MATCHED_BEGIN, SIZE_MATCHED_END): size_matched_block, (LIBRARIES_BEGIN, LIBRARIES_END): libraries_block}
 
 
 def update_readme(readme: Path, profile: str = "full", results: Path | None = None) -> bool:

@@ -580,3 +580,18 @@ def test_the_unanswerable_threshold_is_fitted_on_the_tuning_split_only(compariso
         assert threshold == pytest.approx(float(np.quantile(tuned, yd.THRESHOLD_QUANTILE)))
         differs += not math.isclose(threshold, float(np.quantile(mine["top_score"], yd.THRESHOLD_QUANTILE)))
     assert differs  # the premise: fitting on every split would give another threshold here
+
+
+def test_the_best_configuration_of_each_library_is_its_highest_held_out_hit():
+    decision = pd.DataFrame({
+        "chunker": ["lc small", "lc big", "ours", "semchunk 128"],
+        "spec": ["langchain:RecursiveCharacterTextSplitter(chunk_size=500)",
+                 "langchain:RecursiveCharacterTextSplitter(chunk_size=2000)", "fixed_tokens(size=256)",
+                 "semchunk(chunk_size=128)"],
+        "hit@5": [0.8, 0.9, 0.85, 0.9], "mrr@10": [0.5, 0.6, 0.7, 0.4], "boundary_retention": [0.1] * 4,
+        "mean_tokens": [100, 400, 300, 50]})
+    best = yd.best_per_library(decision)
+    assert best[["library", "chunker"]].values.tolist() == [["LangChain", "lc big"], ["semchunk", "semchunk 128"],
+                                                            ["grainlab", "ours"]]
+    assert [yd.library_of(s) for s in ("llamaindex:SentenceSplitter(chunk_size=512)", "chonkie:RecursiveChunker()",
+                                       "recursive(size=256)")] == ["LlamaIndex", "chonkie", "grainlab"]

@@ -697,6 +697,22 @@ def write_comparison(comparison: Comparison, out: Path, inputs: Inputs, chunkers
     atomic_write_text(out / "report.html", report_html(comparison))
 
 
+def library_of(spec: str) -> str:
+    """Which library a candidate's splitter comes from: LangChain, LlamaIndex, chonkie, semchunk or grainlab."""
+    prefix = spec.split(":", 1)[0] if ":" in spec.split("(", 1)[0] else spec.split("(", 1)[0]
+    return {"langchain": "LangChain", "llamaindex": "LlamaIndex", "chonkie": "chonkie",
+            "semchunk": "semchunk"}.get(prefix, "grainlab")
+
+
+def best_per_library(decision: pd.DataFrame, k: int = 5) -> pd.DataFrame:
+    """Each library's best configuration in a decision table (highest held-out Hit@k, then MRR),
+    with what it reads (mean retrieved tokens): one row per library."""
+    hit, mrr = f"hit@{k}", f"mrr@{2 * k}"
+    rows = decision.assign(library=decision["spec"].map(library_of)).sort_values([hit, mrr], ascending=False)
+    best = rows.drop_duplicates("library")
+    return best[["library", "chunker", "spec", hit, mrr, "boundary_retention", "mean_tokens"]].reset_index(drop=True)
+
+
 def failure_counts(failures: pd.DataFrame) -> pd.DataFrame:
     """Failed questions per candidate × stage (every stage a column, in order)."""
     if failures.empty:
