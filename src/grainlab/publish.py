@@ -454,6 +454,11 @@ def papers_block(profile: str = "full", results: Path | None = None) -> str:
     return f"{PAPERS_BEGIN}\n" + "\n".join(lines) + f"\n{PAPERS_END}"
 
 
+def bullet_block(begin: str, end: str, lines: list[str]) -> str:
+    """Generated findings as a Markdown bullet list between a page's two markers."""
+    return f"{begin}\n" + "\n".join(f"- {line}" for line in lines) + f"\n{end}"
+
+
 FRAMING_BEGIN, FRAMING_END = ("<!-- late-framing:begin (generated from results/late_chunking/full/framing_*.csv by "
                               "`grainlab report --readme docs/studies/late_chunking.md`) -->", "<!-- late-framing:end -->")
 
@@ -466,7 +471,7 @@ def framing_block(profile: str = "full", results: Path | None = None) -> str:
     folder = (results or settings.results_dir()) / "late_chunking" / profile
     lines = framing_findings(pd.read_csv(folder / "framing_gap_by_window.csv"),
                              pd.read_csv(folder / "framing_similarity.csv"))
-    return f"{FRAMING_BEGIN}\n" + "\n".join(f"- {line}" for line in lines) + f"\n{FRAMING_END}"
+    return bullet_block(FRAMING_BEGIN, FRAMING_END, lines)
 
 
 SIZE_MATCHED_BEGIN, SIZE_MATCHED_END = (
@@ -483,7 +488,7 @@ def size_matched_block(profile: str = "full", results: Path | None = None) -> st
     folder = (results or settings.results_dir()) / "semantic_chunking" / profile
     lines = size_matched_findings(pd.read_csv(folder / "verdicts.csv"), pd.read_csv(folder / "systems.csv"),
                                   pd.read_csv(folder / "size_matched.csv"))
-    return f"{SIZE_MATCHED_BEGIN}\n" + "\n".join(f"- {line}" for line in lines) + f"\n{SIZE_MATCHED_END}"
+    return bullet_block(SIZE_MATCHED_BEGIN, SIZE_MATCHED_END, lines)
 
 
 LIBRARIES_BEGIN, LIBRARIES_END = (
