@@ -344,6 +344,7 @@ display(Markdown(report.markdown()))
 
 # %%
 show_figure("semantic_chunking_retrieval", RESULTS, FIGURES)
+show_figure("semantic_chunking_size_matched", RESULTS, FIGURES)
 
 # %% [markdown]
 # ## Conclusion

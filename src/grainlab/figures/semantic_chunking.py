@@ -47,7 +47,7 @@ def retrieval(tables: StudyTables):
                                    col="retriever_label", xlabel="dataset", estimate="effect", hue_title="splitter")
 
 
-# registered (@figure) once notebook 07's size-matched verdicts are committed: it draws those rows
+@figure(STUDY, "semantic_chunking_size_matched")
 def size_matched(tables: StudyTables):
     """Each semantic splitter − fixed-size chunks of its own mean length on that dataset, in answer
     recall, per retriever: Qu et al.'s test, method against method (verdicts' 95% intervals)."""
