@@ -22,7 +22,7 @@ test:  ## the whole test suite (mirror gates, the quick notebooks and the Ray te
 	$(PY) -m pytest -q -p no:cacheprovider -n auto -m "not long" --durations=25
 
 test-fast: setup  ## unit tests only: no mirror-sized data, no notebooks
-	$(PY) -m pytest -q -p no:cacheprovider -n auto -m "not slow and not notebook"
+	$(PY) -m pytest -q -p no:cacheprovider -n auto -m "not slow and not notebook and not long"
 
 test-long: setup  ## the dense SciFact gates kept out of CI: nomic-embed-text-v1.5 (over an hour cold), bge-small (~6 min), MiniLM (~5.5 min); nomic's 50-abstract pooling check; the ranx fusion comparison
 	$(PY) -m pytest -q -p no:cacheprovider -m long

@@ -32,3 +32,21 @@ def test_environment_yml_matches_pyproject():
 def test_torch_is_pinned_to_the_local_cpu_wheel():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert "torch==2.13.0" in project["dependencies"]
+
+
+def test_a_bare_pytest_leaves_the_long_tests_out():
+    """pyproject's ``addopts`` deselects ``long`` (hour-long gates); ``-m long`` still selects them."""
+    import subprocess
+    import sys
+
+    def collected(*args: str) -> str:
+        run = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                              "tests/retrieval/test_fusion.py", *args], cwd=REPO, capture_output=True, text=True)
+        return run.stdout
+
+    bare, long = collected(), collected("-m", "long")
+    assert "deselected" in bare and "test_fusion.py::" in bare
+    assert "deselected" in long
+    bare_ids = {line for line in bare.splitlines() if "::" in line}
+    long_ids = {line for line in long.splitlines() if "::" in line}
+    assert long_ids and not bare_ids & long_ids

@@ -1,17 +1,17 @@
 import pytest
 
 from grainlab.errors import ModelNotAvailable
-from grainlab.models import resolve, resolve_model
+from grainlab.models import hub, resolve, resolve_model
 from grainlab.models.tokenizers import get_tokenizer
 
 
 @pytest.fixture(autouse=True)
 def offline(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    resolve.hub_reachable.cache_clear()
+    hub.hub_reachable.cache_clear()
     resolve.resolve_model.cache_clear()
     yield
-    resolve.hub_reachable.cache_clear()
+    hub.hub_reachable.cache_clear()
     resolve.resolve_model.cache_clear()
 
 

@@ -308,9 +308,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 def _check_generative(model_id: str) -> None:
     """A clear error for a reader named by an embedding model or a cross-encoder, which cannot write."""
+    from grainlab.models.catalogue import GGUF_EMBEDDERS, gguf_model_id
     from grainlab.models.encoders import PRESETS
-    from grainlab.models.gguf import gguf_model_id
-    from grainlab.models.llama_encoder import GGUF_EMBEDDERS
 
     lowered = model_id.lower()
     if model_id in PRESETS or gguf_model_id(model_id) in GGUF_EMBEDDERS or lowered.startswith(

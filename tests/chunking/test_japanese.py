@@ -97,6 +97,16 @@ def test_japanese_sentences_end_at_a_full_stop_outside_brackets(text):
             assert i + 1 in ends, (text[max(0, i - 10):i + 10], i)
 
 
+@pytest.mark.parametrize("text, sentences", [
+    ("東京e.g.。東京", ["東京e.g.。", "東京"]),  # pysbd starts a sentence at the 。 after an abbreviation
+    ("東京e.g.。東京。東京", ["東京e.g.。", "東京。", "東京"]),  # … and then misses the next 。
+    ("「質問？。」と尋ねた。東京。", ["「質問？。」と尋ねた。", "東京。"]),  # a 。 inside brackets ends nothing
+    ("検索です。」東京", ["検索です。」", "東京"]),  # a closing bracket stays with the sentence it closes
+])
+def test_japanese_full_stops_where_pysbd_misses_them(text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text)] == sentences
+
+
 # ---------------------------------------------------------------- the real articles (mirror)
 
 

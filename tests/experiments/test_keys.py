@@ -20,7 +20,8 @@ from types import SimpleNamespace
 import pytest
 
 import grainlab
-from grainlab.chunking.base import _REGISTRY, available_chunkers, get_chunker
+from grainlab.chunking.base import _REGISTRY
+from grainlab.chunking.factory import available_chunkers, get_chunker
 from grainlab.data import Dataset, Document
 from grainlab.errors import ConfigError, ModelNotAvailable
 from grainlab.evaluation import registry as measure_registry

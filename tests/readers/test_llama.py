@@ -10,8 +10,10 @@ import pytest
 
 from grainlab.cache import ArtifactCache
 from grainlab.errors import ConfigError, ModelNotAvailable
+from grainlab.models import catalogue
 from grainlab.models import gguf as gguf_module
-from grainlab.models.gguf import GGUFSource, assemble, gguf_model_id
+from grainlab.models.catalogue import GGUFSource, gguf_model_id
+from grainlab.models.gguf import assemble
 from grainlab.readers import Generation, Reader, choose_backend, get_reader
 from grainlab.readers.propositions import JSON_LIST_AFTER_PREFIX, parse_propositions, propositionize
 
@@ -90,7 +92,7 @@ def test_missing_parts_name_the_packages_to_install(tmp_path, monkeypatch):
 
 def test_gguf_repository_ids_name_the_same_model():
     assert gguf_model_id("Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF") == "Qwen/Qwen2.5-Coder-1.5B-Instruct"
-    assert gguf_module.has_gguf("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF")
+    assert catalogue.has_gguf("Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF")
     with pytest.raises(ModelNotAvailable, match="no GGUF file is known"):
         gguf_module.gguf_file("org/unknown")
 
@@ -183,7 +185,7 @@ def test_qwen_reader_is_greedy_cached_and_templated(qwen, tmp_path):
     fresh = get_reader(QWEN, backend="llama.cpp", max_new_tokens=24, logprobs=True, cache=ArtifactCache(tmp_path))
     (recomputed,) = fresh.generate([prompt], progress=False)
     assert not recomputed.cached and recomputed.text == first.text  # greedy: the same answer again
-    assert qwen.identity["file_sha256"] == gguf_module.GGUF_SOURCES[QWEN].sha256
+    assert qwen.identity["file_sha256"] == catalogue.GGUF_SOURCES[QWEN].sha256
 
 
 @pytest.mark.slow
@@ -214,8 +216,8 @@ def test_qwen_resolves_offline_to_its_checked_gguf():
         pytest.skip(str(exc))
     if resolved.source != "offline-package":
         pytest.skip("resolved from the hub")
-    assert resolved.backend == "gguf" and resolved.revision == f"sha256:{gguf_module.GGUF_SOURCES[QWEN].sha256}"
-    assert (resolved.path / gguf_module.GGUF_SOURCES[QWEN].filename).stat().st_size == 491_400_064
+    assert resolved.backend == "gguf" and resolved.revision == f"sha256:{catalogue.GGUF_SOURCES[QWEN].sha256}"
+    assert (resolved.path / catalogue.GGUF_SOURCES[QWEN].filename).stat().st_size == 491_400_064
 
 
 @pytest.mark.slow

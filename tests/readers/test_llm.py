@@ -57,9 +57,9 @@ def test_prompt_longer_than_the_window_is_a_clear_error(reader):
 
 
 def test_unknown_model_names_what_to_do(monkeypatch):
-    from grainlab.models import resolve
+    from grainlab.models import hub, resolve
 
-    monkeypatch.setattr(resolve, "hub_reachable", lambda *a, **k: False)
+    monkeypatch.setattr(hub, "hub_reachable", lambda *a, **k: False)
     resolve.resolve_model.cache_clear()
     with pytest.raises(ModelNotAvailable, match="Go online once"):
         CausalLMReader("nobody/no-such-llm")

@@ -1,14 +1,8 @@
 """Chunkers behind one protocol and a name registry; every chunk keeps exact offsets."""
 
-from grainlab.chunking.base import (
-           Chunk,
-           Chunker,
-           available_chunkers,
-           chunk_id,
-           get_chunker,
-           register,
-)
+from grainlab.chunking.base import Chunk, Chunker, chunk_id, register
 from grainlab.chunking.cluster import ClusterSemanticChunker
+from grainlab.chunking.factory import available_chunkers, get_chunker
 from grainlab.chunking.fixed import FixedTokenChunker, WholeDocument
 from grainlab.chunking.passages import PassageChunker
 from grainlab.chunking.propositions import PropositionChunker, decomposition_report

@@ -11,8 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from grainlab.errors import ConfigError
-from grainlab.spec import check_types, format_spec, parse_spec
+from grainlab.spec import format_spec
 from grainlab.types import Chunk, Document
 
 
@@ -106,31 +105,3 @@ class Chunker(ABC):
 
     def __str__(self) -> str:
         return self.spec
-
-
-def available_chunkers() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def get_chunker(spec: str, **overrides: Any) -> Chunker:
-    """Build a chunker from its spec string; ``overrides`` replace parameters (e.g. tokenizer). A
-    library's splitter (``langchain:RecursiveCharacterTextSplitter(chunk_size=800)``,
-    ``semchunk(chunk_size=256)``, …) is built by ``chunking.foreign``."""
-    from grainlab.chunking.foreign import ForeignChunker, is_foreign
-
-    if is_foreign(spec):
-        return ForeignChunker.from_spec(spec, overrides.get("tokenizer"))
-    name, params = parse_spec(spec)
-    if name not in _REGISTRY:
-        raise ConfigError(f"unknown chunker {name!r}; known: {', '.join(available_chunkers())}")
-    cls = _REGISTRY[name]
-    allowed = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    params.update({k: v for k, v in overrides.items() if v is not None and k in allowed})
-    unknown = set(params) - allowed
-    if unknown:
-        raise ConfigError(f"chunker {name!r} has no parameter(s) {sorted(unknown)}; it takes {sorted(allowed)}")
-    check_types(f"chunker {name!r}", params, {f.name: f.type for f in dataclasses.fields(cls)})  # type: ignore[arg-type]
-    try:
-        return cls(**params)
-    except TypeError as exc:
-        raise ConfigError(f"cannot build {spec!r}: {exc}") from exc

@@ -90,7 +90,8 @@ def register_sentence_encoder(name: str, encode: Callable[[list[str]], np.ndarra
 def embed_texts(model: str, texts: list[str]) -> np.ndarray:
     """Unit vectors of ``texts`` from ``model`` (a Hugging Face id, cached on disk, or a name
     registered with :func:`register_sentence_encoder`)."""
-    from grainlab.models.encoders import cached_encode, get_encoder
+    from grainlab.models.embedding_cache import cached_encode
+    from grainlab.models.encoders import get_encoder
 
     if not texts:
         return np.zeros((0, 1), np.float32)

@@ -2,8 +2,8 @@
 
 The rules follow each text's script (:func:`grainlab.languages.detect_language`): pysbd's English
 rules, or its Japanese ones for Japanese text (``。！？`` end a sentence, a closing bracket such as
-``」`` stays with the sentence it closes). English text is split exactly as before the Japanese rules
-existed. ``benchmarks/japanese_sentences.py`` measures pysbd against bunkai on real Japanese articles.
+``」`` stays with the sentence it closes), mended where pysbd misses a full stop (:func:`japanese_starts`).
+English text is split by pysbd's English rules alone. ``benchmarks/japanese_sentences.py`` measures pysbd against bunkai on real Japanese articles.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.types import Document
 
-SEGMENTER_VERSION = "3"  # 3: Japanese text is split by pysbd's Japanese rules (English unchanged)
+SEGMENTER_VERSION = "4"  # 4: a Japanese full stop outside brackets always ends a sentence (English unchanged)
 
 
 @functools.lru_cache(maxsize=2)
@@ -64,6 +64,33 @@ def text_blocks(text: str, limit: int = BLOCK_CHARS) -> list[tuple[int, int]]:
     return [(a, b) for a, b in blocks if a < b]
 
 
+_OPENING, _CLOSING, _FINAL = "「『（【", "」』）】", "。！？"
+
+
+def japanese_starts(text: str, starts: list[int]) -> list[int]:
+    """Sentence starts of Japanese ``text`` from pysbd's ``starts``, mended: a full stop ``。``
+    outside brackets (「『（【 … 」』）】 on one line) that text follows on its line ends a sentence,
+    and no sentence starts with sentence-final punctuation or a closing bracket (pysbd starts one at
+    the ``。`` after a Latin abbreviation such as ``e.g.``: that mark belongs to the sentence before)."""
+    mended = {0}
+    for start in starts:
+        while start < len(text) and text[start] in _FINAL + _CLOSING:
+            start += 1
+        mended.add(start)
+    depth = 0
+    for i, char in enumerate(text[:-1]):
+        if char == "\n":
+            depth = 0
+        elif char in _OPENING:
+            depth += 1
+        elif char in _CLOSING and depth:
+            depth -= 1
+        elif char == "。" and depth == 0 and text[i + 1] not in _FINAL + _CLOSING + "\n…" \
+                and not text[i + 1].isspace():
+            mended.add(i + 1)
+    return sorted(start for start in mended if start < len(text))
+
+
 @functools.lru_cache(maxsize=256)
 def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     """Character spans of the sentences of ``text``; together they cover every non-space char.
@@ -74,7 +101,8 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     """
     if not text.strip():
         return ()
-    segmenter = _segmenter(detect_language(text))
+    language = detect_language(text)
+    segmenter = _segmenter(language)
     starts: list[int] = []
     for block_start, block_end in text_blocks(text, BLOCK_CHARS):
         cursor = block_start
@@ -94,6 +122,8 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     if not starts:
         starts = [0]
     starts[0] = 0
+    if language == "ja":
+        starts = japanese_starts(text, starts)
     bounds = starts + [len(text)]
     spans = [trim_span(text, bounds[i], bounds[i + 1]) for i in range(len(starts))]
     return tuple((s, e) for s, e in spans if s < e)

@@ -28,7 +28,8 @@ import pandas as pd
 
 from grainlab import settings
 from grainlab.cache import ArtifactCache, atomic_write_text, report_corrupt, sha256_file
-from grainlab.chunking.base import Chunker, get_chunker
+from grainlab.chunking.base import Chunker
+from grainlab.chunking.factory import get_chunker
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.structure import ParentChildChunker
 from grainlab.data.types import Dataset

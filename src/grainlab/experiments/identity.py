@@ -15,15 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from grainlab.cache import content_key
-from grainlab.chunking.base import get_chunker
+from grainlab.chunking.factory import get_chunker
 from grainlab.evaluation.measures import IR_MEASURES_VERSION
 from grainlab.evaluation.registry import parse_grainlab_measure
 from grainlab.experiments.scoring import SCORING_VERSION
 from grainlab.experiments.systems import System
+from grainlab.models.catalogue import GGUF_EMBEDDERS, gguf_model_id
 from grainlab.models.cross_encoders import CROSS_ENCODER_VERSION
 from grainlab.models.encoders import ENCODER_VERSION, PRESETS
-from grainlab.models.gguf import gguf_model_id
-from grainlab.models.llama_encoder import GGUF_EMBEDDERS, LLAMA_ENCODER_VERSION
+from grainlab.models.llama_encoder import LLAMA_ENCODER_VERSION
 from grainlab.models.nomic_torch import NOMIC_TORCH_VERSION
 from grainlab.models.resolve import resolve_model
 from grainlab.retrieval import retriever_class, retriever_parameters

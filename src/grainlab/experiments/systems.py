@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from grainlab.chunking.base import get_chunker
+from grainlab.chunking.factory import get_chunker
 from grainlab.chunking.structure import ParentChildChunker
 from grainlab.errors import ConfigError
 from grainlab.retrieval.aggregate import METHODS

@@ -4,6 +4,7 @@ llama.cpp (``models.llama_encoder``), chosen by ``backend``; everything else on 
 
 from __future__ import annotations
 
+from grainlab.models.catalogue import GGUF_EMBEDDERS, gguf_model_id, is_gguf_embedder
 from grainlab.models.encoders import Encoder, max_positions
 
 GGUF_BACKENDS = ("auto", "llama.cpp", "torch")
@@ -34,7 +35,7 @@ def load_encoder(model_id: str, max_length: int | None = None, batch_size: int =
     ``backend`` chooses a GGUF embedder's runtime (:func:`gguf_backend`: ``llama.cpp`` or ``torch``,
     the same weights through transformers' own architecture)."""
     from grainlab.errors import ConfigError
-    from grainlab.models.llama_encoder import LlamaEncoder, is_gguf_embedder
+    from grainlab.models.llama_encoder import LlamaEncoder
 
     if is_gguf_embedder(model_id):
         if gguf_backend(device, backend) == "torch":
@@ -53,8 +54,5 @@ def load_encoder(model_id: str, max_length: int | None = None, batch_size: int =
 
 def context_length(model_id: str) -> int:
     """Tokens a model reads in one pass: a GGUF embedder's trained context, else its positions."""
-    from grainlab.models.gguf import gguf_model_id
-    from grainlab.models.llama_encoder import GGUF_EMBEDDERS
-
     preset = GGUF_EMBEDDERS.get(gguf_model_id(model_id))
     return preset.context if preset else max_positions(model_id)

@@ -15,7 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, code_fingerprint, content_key, hash_texts
+from grainlab.cache import code_fingerprint, content_key, hash_texts
 from grainlab.errors import ConfigError
 from grainlab.models.resolve import ResolvedModel, resolve_model
 
@@ -184,17 +184,3 @@ def embedding_key(encoder: Encoder, texts: list[str], role: str = "passage") -> 
         raise ConfigError(f"role must be 'passage' or 'query', got {role!r}")
     return content_key(kind="embeddings", role=role, encoder=encoder.identity,
                        texts=hash_texts((str(i), t) for i, t in enumerate(texts)))
-
-
-def cached_encode(encoder: Encoder, texts: list[str], role: str = "passage", cache: ArtifactCache | None = None) -> np.ndarray:
-    """``encode_passages``/``encode_queries`` through the artifact cache, keyed by the encoder's
-    identity (model, revision, backend, pooling, length) and the texts in order; with
-    ``$GRAINLAB_RAY`` set, a large corpus is encoded in shards on Ray (``models.sharded``)."""
-    from grainlab.models.sharded import encode_on_ray, ray_encoding_requested
-
-    key = embedding_key(encoder, texts, role)
-    cache = cache or ArtifactCache()
-    if ray_encoding_requested(texts, role, encoder.batch_size):  # $GRAINLAB_RAY: shards on Ray workers
-        return encode_on_ray(encoder, texts, role, cache)
-    encode = encoder.encode_queries if role == "query" else encoder.encode_passages
-    return cache.array("embeddings", key, lambda: encode(texts))

@@ -20,7 +20,6 @@ take it unchanged. How it works:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -28,34 +27,13 @@ import numpy as np
 from grainlab import settings
 from grainlab.cache import code_fingerprint
 from grainlab.errors import ConfigError
+from grainlab.models.catalogue import GGUF_EMBEDDERS, gguf_model_id
 from grainlab.models.encoders import Encoder, EncoderConfig
-from grainlab.models.gguf import GGUFFile, gguf_file, gguf_model_id
+from grainlab.models.gguf import GGUFFile, gguf_file
 from grainlab.models.llama_runtime import default_threads, embedding_runtime
 
 LLAMA_ENCODER_CODE_VERSION = code_fingerprint("models.llama_encoder", "models.llama_runtime")
 LLAMA_ENCODER_VERSION = "1"  # bump when the same GGUF would give other vectors (results keys)
-
-
-@dataclass(frozen=True)
-class GGUFEmbedder:
-    """What defines a GGUF embedder beyond its weights."""
-
-    context: int  # tokens it was trained to read (the GGUF's ``context_length``)
-    query_prefix: str
-    passage_prefix: str
-    dimensions: tuple[int, ...]  # Matryoshka sizes; the last is the full vector
-
-
-GGUF_EMBEDDERS: dict[str, GGUFEmbedder] = {
-    # Nomic's model card: prefixes per task; trained at 2,048 positions (8,192 needs rotary scaling,
-    # not configured here); Matryoshka 64–768.
-    "nomic-ai/nomic-embed-text-v1.5": GGUFEmbedder(2048, "search_query: ", "search_document: ",
-                                                   (64, 128, 256, 512, 768)),
-}
-
-
-def is_gguf_embedder(model_id: str) -> bool:
-    return gguf_model_id(model_id) in GGUF_EMBEDDERS
 
 
 def _wordpiece(token: str, token_type: int) -> str:

@@ -15,7 +15,7 @@ from the GGUF grainlab already verifies by SHA-256, read with the ``gguf`` packa
   returns it as torch's [out, in]. Every parameter of the model is filled (a missing or unexpected
   tensor is an error).
 - **Everything else** is the llama.cpp encoder's: the GGUF's own WordPiece tokenizer, the task
-  prefixes and context (:data:`~grainlab.models.llama_encoder.GGUF_EMBEDDERS`), mean pooling and
+  prefixes and context (:data:`~grainlab.models.catalogue.GGUF_EMBEDDERS`), mean pooling and
   the Matryoshka rule — so the two backends differ only in the forward pass.
 """
 
@@ -30,9 +30,10 @@ import numpy as np
 from grainlab import settings
 from grainlab.cache import code_fingerprint
 from grainlab.errors import ConfigError
+from grainlab.models.catalogue import GGUF_EMBEDDERS, gguf_model_id
 from grainlab.models.encoders import Encoder, EncoderConfig
-from grainlab.models.gguf import GGUFFile, gguf_file, gguf_model_id
-from grainlab.models.llama_encoder import GGUF_EMBEDDERS, LlamaEncoder, gguf_tokenizer
+from grainlab.models.gguf import GGUFFile, gguf_file
+from grainlab.models.llama_encoder import LlamaEncoder, gguf_tokenizer
 
 NOMIC_TORCH_CODE_VERSION = code_fingerprint("models.nomic_torch")
 NOMIC_TORCH_VERSION = "1"  # bump when the same GGUF would give other vectors (results keys)

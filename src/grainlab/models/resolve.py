@@ -8,12 +8,15 @@ import importlib.metadata
 import importlib.resources
 import os
 import re
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from grainlab.errors import ModelNotAvailable
+from grainlab.models import hub
+from grainlab.models.catalogue import GGUF_SOURCES, is_gguf_embedder
+from grainlab.models.gguf import assemble, gguf_file
+from grainlab.models.onnx_float import float32_folder, float32_revision
 
 
 @dataclass(frozen=True)
@@ -54,15 +57,11 @@ def _smollm() -> Path:
 def _assembled(model_id: str) -> Callable[[], Path]:
     """The folder of a GGUF assembled from data-only packages (``models.gguf``)."""
     def locate() -> Path:
-        from grainlab.models.gguf import GGUF_SOURCES, assemble
-
         return assemble(model_id, GGUF_SOURCES[model_id]).parent
     return locate
 
 
 def _gguf_copy(model_id: str) -> OfflineCopy:
-    from grainlab.models.gguf import GGUF_SOURCES
-
     source = GGUF_SOURCES[model_id]
     return OfflineCopy(source.packages[0][0], source.packages[0][1], "gguf", _assembled(model_id),
                        f"{source.filename} assembled from {len(source.parts)} data-only packages (--no-deps)",
@@ -105,18 +104,6 @@ def _snapshot_revision(path: Path) -> str:
     return match.group(1) if match else "unknown"
 
 
-@functools.lru_cache(maxsize=1)
-def hub_reachable(timeout: float = 3.0) -> bool:
-    """False when ``HF_HUB_OFFLINE`` is set or huggingface.co cannot be reached."""
-    if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False"):
-        return False
-    try:
-        with socket.create_connection(("huggingface.co", 443), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
 def _from_hub(model_id: str, local_only: bool) -> ResolvedModel | None:
     try:
         from huggingface_hub import snapshot_download
@@ -151,8 +138,6 @@ def _in_float32(resolved: ResolvedModel) -> ResolvedModel:
     vectors do not depend on the CPU (``models.onnx_float``); any other model unchanged."""
     if resolved.backend != "onnx":
         return resolved
-    from grainlab.models.onnx_float import float32_folder, float32_revision
-
     folder = float32_folder(resolved.path)
     if folder == resolved.path:
         return resolved
@@ -187,12 +172,8 @@ def _from_folder(model_id: str) -> ResolvedModel:
 def _gguf_embedder(model_id: str) -> ResolvedModel | None:
     """A GGUF embedder (``models.llama_encoder``) is its verified GGUF file, online or offline: the
     hub's full repository would hold other weights than the ones that run."""
-    from grainlab.models.llama_encoder import is_gguf_embedder
-
     if not is_gguf_embedder(model_id):
         return None
-    from grainlab.models.gguf import gguf_file
-
     file = gguf_file(model_id)
     return ResolvedModel(file.model_id, file.path.parent, "gguf", file.source, f"sha256:{file.sha256}")
 
@@ -214,7 +195,7 @@ def resolve_model(model_id: str, prefer_offline: bool | None = None) -> Resolved
     order = [lambda: _from_hub(model_id, True)]
     if prefer_offline:
         order.append(lambda: _from_package(model_id))
-    order.append(lambda: _from_hub(model_id, False) if hub_reachable() else None)
+    order.append(lambda: _from_hub(model_id, False) if hub.hub_reachable() else None)
     order.append(lambda: _from_package(model_id))
     for attempt in order:
         found = attempt()

@@ -20,6 +20,7 @@ from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache, content_key, hash_texts
 from grainlab.errors import ConfigError
+from grainlab.models.catalogue import is_gguf_embedder
 from grainlab.models.encoders import Encoder, EncoderConfig, embedding_key
 from grainlab.models.threads import torch_threads
 
@@ -47,7 +48,6 @@ class EncoderWorker:
     def __init__(self, model_id: str, config: EncoderConfig, batch_size: int, dimension: int | None = None,
                  threads: int | None = None, backend: str = "auto") -> None:
         from grainlab.models.embedders import load_encoder
-        from grainlab.models.llama_encoder import is_gguf_embedder
         from grainlab.models.threads import pin_threads
 
         pin_threads(threads)  # the driver's split of each matrix product, not Ray's one thread

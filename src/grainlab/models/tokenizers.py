@@ -69,8 +69,9 @@ class HFTokenizer:
     verified GGUF by transformers' GGUF loader, which gives llama.cpp's tokens)."""
 
     def __init__(self, model_id: str) -> None:
-        from grainlab.models.gguf import gguf_file, has_gguf
-        from grainlab.models.llama_encoder import gguf_tokenizer, is_gguf_embedder
+        from grainlab.models.catalogue import has_gguf, is_gguf_embedder
+        from grainlab.models.gguf import gguf_file
+        from grainlab.models.llama_encoder import gguf_tokenizer
 
         self.name = model_id
         if is_gguf_embedder(model_id):

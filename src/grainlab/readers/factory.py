@@ -8,7 +8,7 @@ from typing import Any
 
 from grainlab import settings
 from grainlab.errors import ConfigError
-from grainlab.models.gguf import has_gguf
+from grainlab.models.catalogue import has_gguf
 from grainlab.readers.base import Reader
 
 BACKENDS = ("auto", "transformers", "llama.cpp")

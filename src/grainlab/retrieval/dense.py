@@ -11,7 +11,8 @@ import numpy as np
 
 from grainlab.cache import ArtifactCache
 from grainlab.models.embedders import load_encoder
-from grainlab.models.encoders import cached_encode, embedding_key
+from grainlab.models.embedding_cache import cached_encode
+from grainlab.models.encoders import embedding_key
 from grainlab.retrieval.aggregate import UnitGroups
 from grainlab.retrieval.ann import IndexSpec, cached_index, on_device, search_index
 from grainlab.retrieval.base import Retriever

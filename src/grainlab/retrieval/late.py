@@ -26,7 +26,8 @@ from tqdm.auto import tqdm
 from grainlab.cache import ArtifactCache, code_fingerprint, content_key, hash_texts
 from grainlab.errors import ConfigError
 from grainlab.models.embedders import context_length, load_encoder
-from grainlab.models.encoders import Encoder, cached_encode
+from grainlab.models.embedding_cache import cached_encode
+from grainlab.models.encoders import Encoder
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec
 from grainlab.types import Chunk, Document

@@ -315,8 +315,7 @@ def answer_window_positions(dataset, tokenizer, window: int, overlap: int, prefi
 def passage_prefix_tokens(model: str, tokenizer) -> int:
     """Tokens before a document's first token in its first window: the start token and the
     encoder's passage prefix (nomic's ``search_document: ``)."""
-    from grainlab.models.gguf import gguf_model_id
-    from grainlab.models.llama_encoder import GGUF_EMBEDDERS
+    from grainlab.models.catalogue import GGUF_EMBEDDERS, gguf_model_id
 
     preset = GGUF_EMBEDDERS.get(gguf_model_id(model))
     return 1 + (tokenizer.count(preset.passage_prefix) if preset else 0)

@@ -19,7 +19,7 @@ from scipy import stats
 from tqdm.auto import tqdm
 
 from grainlab.cache import ArtifactCache
-from grainlab.chunking.base import get_chunker
+from grainlab.chunking.factory import get_chunker
 from grainlab.chunking.grouping import group_documents, symmetric
 from grainlab.data.recipes import derivation
 from grainlab.data.types import Dataset, Document

@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from grainlab.chunking.base import get_chunker
+from grainlab.chunking.factory import get_chunker
 from grainlab.data.documents import SourceDocument
 from grainlab.data.evidence import EvidenceQuestion
 from grainlab.languages import resolve_language

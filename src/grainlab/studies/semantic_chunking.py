@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from grainlab.cache import ArtifactCache
-from grainlab.chunking.base import get_chunker
+from grainlab.chunking.factory import get_chunker
 from grainlab.chunking.sentences import sentence_spans
 from grainlab.data.types import Dataset
 from grainlab.errors import ConfigError

@@ -37,8 +37,8 @@ import numpy as np
 import pandas as pd
 
 from grainlab.cache import ArtifactCache, atomic_write_text
-from grainlab.chunking.base import get_chunker
 from grainlab.chunking.citations import citation_records
+from grainlab.chunking.factory import get_chunker
 from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.structure import ParentChildChunker
 from grainlab.data import evidence_clusters, gold_clusters, load_dataset
