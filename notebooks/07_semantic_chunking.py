@@ -8,9 +8,9 @@
 #       format_version: '1.3'
 #       jupytext_version: 1.19.6
 #   kernelspec:
-#     display_name: Python 3
+#     display_name: grainlab (.venv)
 #     language: python
-#     name: python3
+#     name: grainlab
 # ---
 
 # %% [markdown]

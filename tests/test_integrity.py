@@ -3,6 +3,7 @@ run files round-trip exactly (regression tests for the defects in issue 13)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import warnings
 from pathlib import Path
@@ -256,3 +257,41 @@ def test_a_manifest_calls_a_tree_dirty_only_for_uncommitted_code(tmp_path):
     assert not git_commit(tmp_path).endswith("-dirty")
     (tmp_path / "src" / "a.py").write_text("x = 2\n")  # code changed: dirty
     assert git_commit(tmp_path).endswith("-dirty")
+
+
+MACHINE_PATH = re.compile(r"(?<![\w.])/(?:work|root|home|tmp|Users|opt|private)/")
+
+
+def test_committed_executed_notebooks_show_no_machine_and_no_load_noise():
+    """No absolute path of the machine that ran them, no missing-widgets warning, no per-load
+    "Loading weights" bar (``reproduce.scrub_outputs``, applied to every executed copy)."""
+    root = Path(__file__).resolve().parents[1]
+    found = list((root / "results" / "executed").glob("*.full.ipynb"))
+    assert found
+    for path in found:
+        text = path.read_text("utf-8")
+        assert not MACHINE_PATH.findall(text), (path.name, MACHINE_PATH.search(text))
+        assert "TqdmWarning" not in text and "Loading weights" not in text, path.name
+
+
+def test_scrubbing_takes_the_machine_out_of_text_and_keeps_the_rest(tmp_path):
+    from grainlab.reproduce import scrub_outputs
+
+    root = tmp_path / "project"
+    stream = {"output_type": "stream", "name": "stderr", "text": (
+        f"{root}/.venv/lib/tqdm/auto.py:21: TqdmWarning: IProgress not found. Please update jupyter\n"
+        "  from .autonotebook import tqdm as notebook_tqdm\n"
+        "Loading weights: 100%|██████████| 103/103 [00:00<00:00, 9118.82it/s]\n"
+        "/tmp/ipykernel_6944/3825163187.py:14: FutureWarning: x\n"
+        "encode all-MiniLM-L6-v2: 100%|██████████| 18/18\n")}
+    noise = {"output_type": "stream", "name": "stderr", "text": "Loading weights: 100%|█| 1/1\n"}
+    shown = {"output_type": "execute_result", "data": {"text/plain": [f"[PosixPath('{root}/figures/a.png'),\n",
+                                                                        f" PosixPath('{root}')]"]}}
+    notebook = {"cells": [{"cell_type": "code", "outputs": [stream, noise, shown]}],
+                "metadata": {"papermill": {"input_path": f"{root}/notebooks/x.ipynb"}}}
+    scrub_outputs(notebook, root)
+    outputs = notebook["cells"][0]["outputs"]
+    assert outputs[0]["text"] == "<cell>:14: FutureWarning: x\nencode all-MiniLM-L6-v2: 100%|██████████| 18/18\n"
+    assert len(outputs) == 2  # the stream left empty is gone
+    assert outputs[1]["data"]["text/plain"] == ["[PosixPath('figures/a.png'),\n", " PosixPath('.')]"]
+    assert notebook["metadata"]["papermill"]["input_path"] == "notebooks/x.ipynb"

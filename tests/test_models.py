@@ -97,3 +97,21 @@ def test_tokenizers_report_offsets():
         starts = get_tokenizer(name).token_starts(text)
         assert starts[0] == 0 and starts == sorted(starts) and starts[-1] < len(text)
     assert get_tokenizer("cl100k_base").count("hello world") == 2
+
+
+def test_a_run_loads_each_encoder_once_and_quietly(capfd):
+    """Every dense system of a run with the same model and settings shares one loaded encoder, and
+    loading prints no per-tensor "Loading weights" bar; transformers' bars are back on afterwards."""
+    from transformers.utils import logging as hf_logging
+
+    from grainlab.models.embedders import load_encoder
+    from grainlab.models.encoders import Encoder
+    from grainlab.retrieval.dense import DenseRetriever
+
+    load_encoder.cache_clear()
+    first = DenseRetriever("sentence-transformers/all-MiniLM-L6-v2").encoder
+    assert DenseRetriever("sentence-transformers/all-MiniLM-L6-v2").encoder is first
+    assert DenseRetriever("sentence-transformers/all-MiniLM-L6-v2", max_length=128).encoder is not first
+    Encoder("sentence-transformers/all-MiniLM-L6-v2")
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()

@@ -134,3 +134,13 @@ def test_every_study_run_writes_a_manifest_with_commit_parameters_and_models():
     assert manifest["models"] == {"BAAI/bge-small-en-v1.5": {"source": "offline-package"}}
     assert manifest["experiments"] == ["scifact/manifest.json"] and manifest["git_commit"]
     assert manifest["versions"]["pandas"]
+
+
+def test_notebooks_name_the_project_kernel_that_setup_installs():
+    from grainlab.reproduce import KERNELSPEC, kernel_name
+
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert f"--name {KERNELSPEC['name']} " in setup
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert json.loads(path.read_text())["metadata"]["kernelspec"] == KERNELSPEC, path.name
+    assert kernel_name() in (KERNELSPEC["name"], "python3")

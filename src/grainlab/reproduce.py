@@ -103,12 +103,27 @@ def notebook_paths(name: str, root: Path) -> tuple[Path, Path]:
     return stem.with_suffix(".py"), stem.with_suffix(".ipynb")
 
 
+KERNELSPEC = {"name": "grainlab", "display_name": "grainlab (.venv)", "language": "python"}
+"""The kernel the notebooks name: the project's environment, installed by ``scripts/setup.sh``."""
+
+
+def kernel_name() -> str:
+    """``$GRAINLAB_KERNEL``, else the project's kernel when this Jupyter has it, else ``python3``
+    (an install without ``make setup``: the interpreter running papermill)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    chosen = os.environ.get("GRAINLAB_KERNEL")
+    if chosen:
+        return chosen
+    return KERNELSPEC["name"] if KERNELSPEC["name"] in KernelSpecManager().find_kernel_specs() else "python3"
+
+
 def build_notebook(py_path: Path, ipynb_path: Path) -> None:
     """Write the ``.ipynb`` from its jupytext ``py:percent`` source (outputs empty)."""
     import jupytext
 
     notebook = jupytext.read(py_path)
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.metadata["kernelspec"] = KERNELSPEC
     jupytext.write(notebook, ipynb_path, fmt="ipynb")
 
 
@@ -196,12 +211,57 @@ def coalesce_streams(notebook: dict) -> None:
             cell["outputs"] = [output for output, _ in merged]
 
 
-def trim_outputs(path: Path, limit: int = EXECUTED_LIMIT_BYTES, keep: int = TEXT_OUTPUT_LIMIT) -> int:
-    """Coalesce an executed notebook's streams (``coalesce_streams``), then, while it is over
-    ``limit`` bytes, shorten its longest text outputs (streams, text/plain, text/html); images
+_NOISE = re.compile(r"^(?:.*TqdmWarning: IProgress not found.*|  from \.autonotebook import tqdm as notebook_tqdm"
+                    r"|Loading weights: .*)\n?", re.MULTILINE)  # a missing widget library; transformers' load bar
+_KERNEL_CELL = re.compile(r"/tmp/ipykernel_\d+/\d+\.py")
+
+
+def without_machine(text: str, root: Path) -> str:
+    """``text`` as any machine would have printed it: paths inside the project relative to it, a
+    kernel's cell file as ``<cell>``, and no line of the noise that says nothing about the run
+    (tqdm's missing-widgets warning, transformers' per-load "Loading weights" bar)."""
+    text = _NOISE.sub("", text)
+    text = _KERNEL_CELL.sub("<cell>", text)
+    return text.replace(f"{root.resolve()}/", "").replace(str(root.resolve()), ".")
+
+
+def _scrubbed(value: str | list[str], root: Path) -> str | list[str]:
+    """:func:`without_machine` on a notebook text, kept in its form (a string, or a list of lines)."""
+    text = without_machine("".join(value), root)
+    return text if isinstance(value, str) else text.splitlines(keepends=True)
+
+
+def scrub_outputs(notebook: dict, root: Path) -> None:
+    """:func:`without_machine` on every text output of ``notebook`` and on papermill's record of
+    where it ran; an output left empty is dropped."""
+    for cell in notebook["cells"]:
+        kept = []
+        for output in cell.get("outputs", []):
+            if "text" in output:
+                output["text"] = _scrubbed(output["text"], root)
+                if not output["text"]:
+                    continue
+            for kind in ("text/plain", "text/html"):
+                if kind in output.get("data", {}):
+                    output["data"][kind] = _scrubbed(output["data"][kind], root)
+            kept.append(output)
+        if "outputs" in cell:
+            cell["outputs"] = kept
+    run = notebook.get("metadata", {}).get("papermill", {})
+    for key in ("input_path", "output_path", "cwd"):
+        if isinstance(run.get(key), str):
+            run[key] = without_machine(run[key], root)
+
+
+def trim_outputs(path: Path, limit: int = EXECUTED_LIMIT_BYTES, keep: int = TEXT_OUTPUT_LIMIT,
+                 root: Path | None = None) -> int:
+    """Coalesce an executed notebook's streams (``coalesce_streams``), take the machine out of its
+    text (``scrub_outputs``, paths relative to ``root``, default the project's), then, while it is
+    over ``limit`` bytes, shorten its longest text outputs (streams, text/plain, text/html); images
     stay. Returns the number of outputs shortened."""
     notebook = json.loads(path.read_text("utf-8"))
     coalesce_streams(notebook)
+    scrub_outputs(notebook, root or project_root())
     texts = []
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):
@@ -307,7 +367,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
             with quiet_papermill():
                 papermill.execute_notebook(
                     str(ipynb_path), str(partial), parameters={"PROFILE": profile, **parameters},
-                    cwd=str(root / "notebooks"), kernel_name=os.environ.get("GRAINLAB_KERNEL", "python3"),
+                    cwd=str(root / "notebooks"), kernel_name=kernel_name(),
                     progress_bar=False, coalesce_streams=True,  # one output per stream, progress bars' last state
                     extra_arguments=KERNEL_ARGUMENTS)
         except papermill.PapermillExecutionError as exc:
@@ -320,7 +380,7 @@ def reproduce(profile: str = "quick", only: list[str] | None = None, mirror: str
         except BaseException:  # interrupted: the last complete copy stays
             partial.unlink(missing_ok=True)
             raise
-        trim_outputs(partial)
+        trim_outputs(partial, root=root)
         os.replace(partial, target)
         seconds = time.perf_counter() - tick
         run_info = {"notebook": NOTEBOOKS[name], "profile": profile, "seconds": round(seconds, 1),

@@ -11,6 +11,7 @@ from tqdm.auto import tqdm
 from grainlab import settings
 from grainlab.cache import code_fingerprint
 from grainlab.models.encoders import onnx_session
+from grainlab.models.quiet import quiet_loading
 from grainlab.models.resolve import resolve_model
 
 CROSS_ENCODER_CODE_VERSION = code_fingerprint("models.cross_encoders")
@@ -45,8 +46,9 @@ class CrossEncoder:
             from transformers import AutoModelForSequenceClassification
 
             self._torch = torch
-            self._model = AutoModelForSequenceClassification.from_pretrained(
-                str(self.resolved.path)).to(self.device).eval()
+            with quiet_loading():
+                self._model = AutoModelForSequenceClassification.from_pretrained(
+                    str(self.resolved.path)).to(self.device).eval()
 
     @property
     def record(self) -> dict[str, object]:

@@ -4,6 +4,8 @@ llama.cpp (``models.llama_encoder``), chosen by ``backend``; everything else on 
 
 from __future__ import annotations
 
+import functools
+
 from grainlab.models.catalogue import GGUF_EMBEDDERS, gguf_model_id, is_gguf_embedder
 from grainlab.models.encoders import Encoder, max_positions
 
@@ -29,11 +31,13 @@ def gguf_backend(device: str | None = None, backend: str = "auto") -> str:
     return AUTO_GGUF_BACKEND["cuda" if settings.torch_device(device).startswith("cuda") else "cpu"]
 
 
+@functools.lru_cache(maxsize=8)
 def load_encoder(model_id: str, max_length: int | None = None, batch_size: int = 32,
                  device: str | None = None, dimension: int | None = None, backend: str = "auto") -> Encoder:
     """An encoder for ``model_id``; ``dimension`` (a Matryoshka size) only for models that have them;
     ``backend`` chooses a GGUF embedder's runtime (:func:`gguf_backend`: ``llama.cpp`` or ``torch``,
-    the same weights through transformers' own architecture)."""
+    the same weights through transformers' own architecture). One encoder per configuration in a
+    process: the systems of a run share its loaded model."""
     from grainlab.errors import ConfigError
     from grainlab.models.llama_encoder import LlamaEncoder
 

@@ -17,6 +17,7 @@ from tqdm.auto import tqdm
 from grainlab import settings
 from grainlab.cache import code_fingerprint, content_key, hash_texts
 from grainlab.errors import ConfigError
+from grainlab.models.quiet import quiet_loading
 from grainlab.models.resolve import ResolvedModel, resolve_model
 
 ENCODER_CODE_VERSION = code_fingerprint("models.encoders")
@@ -103,7 +104,8 @@ class Encoder:
             import torch
             from transformers import AutoModel
 
-            self._model = AutoModel.from_pretrained(str(self.resolved.path)).to(self.device).eval()
+            with quiet_loading():
+                self._model = AutoModel.from_pretrained(str(self.resolved.path)).to(self.device).eval()
             self._torch = torch
 
     @property
