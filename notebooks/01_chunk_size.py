@@ -49,6 +49,7 @@
 #   its numbers are a smoke test, not a result.
 
 # %% tags=["parameters"]
+# another model: edit this cell, or `grainlab reproduce --only chunk_size -p 'DENSE_MODELS=["BAAI/bge-small-en-v1.5"]'`
 PROFILE = "quick"
 MIRROR = ""
 CHUNK_SIZES = [64, 128, 256, 512, 1024]

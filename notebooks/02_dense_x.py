@@ -65,6 +65,7 @@
 #   l words of the retrieved units read in rank order (`WORD_BUDGETS`), per retriever and unit.
 
 # %% tags=["parameters"]
+# another model: edit the ids below (READER_RETRIEVERS and QUICK_RETRIEVERS name RETRIEVERS' labels), or `grainlab reproduce --only dense_x -p NAME=VALUE`
 PROFILE = "quick"
 MIRROR = ""
 RETRIEVERS = {

@@ -52,6 +52,7 @@
 # - No chunking, naive and late all read at most `MAX_LENGTH` tokens per pass.
 
 # %% tags=["parameters"]
+# another model: edit this cell, or `grainlab reproduce --only late_chunking --profile full -p 'MODEL="sentence-transformers/all-MiniLM-L6-v2"'`
 PROFILE = "quick"
 MIRROR = ""
 MODEL = "nomic-ai/nomic-embed-text-v1.5"

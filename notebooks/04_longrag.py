@@ -55,6 +55,7 @@
 # so its confidence in right and wrong answers is reported too.
 
 # %% tags=["parameters"]
+# another model: edit this cell, or `grainlab reproduce --only longrag -p 'DENSE="dense(model=BAAI/bge-small-en-v1.5,max_length=512)"'`
 PROFILE = "quick"
 MIRROR = ""
 DENSE = "dense(model=sentence-transformers/all-MiniLM-L6-v2,max_length=512)"

@@ -64,6 +64,7 @@
 #   for every run (`token_limits.csv`); a claim from a run above 2% is *untestable (truncated)*.
 
 # %% tags=["parameters"]
+# another model: edit this cell, or `grainlab reproduce --only lost_in_the_middle -p 'MODEL="HuggingFaceTB/SmolLM2-135M-Instruct"'`
 PROFILE = "quick"
 MIRROR = ""
 MODEL = "Qwen/Qwen2.5-Coder-0.5B-Instruct"

@@ -34,6 +34,7 @@
 # word pieces of a document. The quick profile uses a 300-document / 40-query SciFact sample.
 
 # %% tags=["parameters"]
+# another model: edit this cell, or `grainlab reproduce --only hybrid_rerank -p 'DENSE_MODELS=["BAAI/bge-small-en-v1.5"]'`
 PROFILE = "quick"
 MIRROR = ""
 DATASET = "scifact"

@@ -44,6 +44,7 @@
 # chunk sizes count cl100k tokens.
 
 # %% tags=["parameters"]
+# another model: edit the dense spec below (its label "MiniLM" names the dense runs), or `grainlab reproduce --only semantic_chunking -p NAME=VALUE`
 PROFILE = "quick"
 MIRROR = ""
 SIZE = 256

@@ -42,6 +42,7 @@
 # quotes are kept; the tables then say the questions were generated).
 
 # %% tags=["parameters"]
+# another model: edit this cell, or `grainlab reproduce --only your_documents -p 'RETRIEVER="dense(model=BAAI/bge-small-en-v1.5)"'`
 PROFILE = "quick"
 MIRROR = ""
 DOCS = "chroma_chunking_eval"

@@ -144,3 +144,21 @@ def test_notebooks_name_the_project_kernel_that_setup_installs():
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         assert json.loads(path.read_text())["metadata"]["kernelspec"] == KERNELSPEC, path.name
     assert kernel_name() in (KERNELSPEC["name"], "python3")
+
+
+def test_each_parameters_cell_says_how_to_run_it_on_another_model():
+    """The first line of every parameters cell says how to change the model; a concrete
+    ``-p 'NAME=VALUE'`` there names a parameter of that notebook, of its type."""
+    import re
+
+    import jupytext
+
+    from grainlab.reproduce import check_parameters, notebook_paths, parse_parameters
+
+    for name in NOTEBOOKS:
+        py_path, _ = notebook_paths(name, ROOT)
+        cell = next(c for c in jupytext.read(py_path).cells if "parameters" in c.metadata.get("tags", []))
+        first = cell.source.splitlines()[0]
+        assert first.startswith("# another model:") and f"--only {name} " in first, (name, first)
+        examples = re.findall(r"-p '([^']+)'", first)
+        check_parameters(name, py_path, parse_parameters(examples))

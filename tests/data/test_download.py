@@ -105,7 +105,7 @@ def test_single_file_datasets_download_and_load(server, online, monkeypatch):
 
 
 @pytest.mark.parametrize("path, changes, message", [
-    ("/error.zip", {}, "answered HTTP 503"),
+    ("/error.zip", {}, "answered HTTP 503.*set GRAINLAB_MIRROR=/path/to/mirror"),
     ("/scifact.zip?cut", {}, r"(stopped|failed) after [\d,]+ (of [\d,]+ )?bytes"),
     ("/scifact.zip", {"md5": "0" * 32}, "not the published 0000"),
     ("/not-a-zip.zip", {"md5": ""}, "is not a readable zip"),

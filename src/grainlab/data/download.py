@@ -14,8 +14,11 @@ from pathlib import Path
 
 from grainlab.errors import DatasetNotFound
 from grainlab.files import ordinary_mode
+from grainlab.settings import MIRROR_ENV
 
 CHUNK = 1 << 16
+MIRROR_HINT = (f"read a local copy: set {MIRROR_ENV}=/path/to/mirror (a notebook's MIRROR parameter, "
+               "grainlab's --mirror), the folder holding the datasets in their original layouts")
 
 
 class DownloadFailed(DatasetNotFound):
@@ -40,7 +43,7 @@ def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress
             with requests.get(url, stream=True, timeout=timeout) as response:
                 if response.status_code != 200:
                     raise DownloadFailed(f"{url} answered HTTP {response.status_code} {response.reason}; "
-                                         f"nothing was saved. Try again later, or use a local mirror")
+                                         f"nothing was saved. Try again later, or {MIRROR_HINT}")
                 expected = int(response.headers.get("Content-Length") or 0)
                 with os.fdopen(fd, "wb") as handle, tqdm(total=expected or None, unit="B", unit_scale=True,
                                                           desc=f"download {target.name}", disable=not progress) as bar:
@@ -54,7 +57,7 @@ def fetch(url: str, target: Path, md5: str = "", timeout: float = 60.0, progress
             reason = "cannot reach the server (offline?)" if isinstance(exc, requests.ConnectionError) and \
                 not received else f"{type(exc).__name__}: {str(exc)[:160]}"
             raise DownloadFailed(f"downloading {url} failed after {received:,} bytes ({reason}); nothing was "
-                                 f"saved. Try again, or use a local mirror") from None
+                                 f"saved. Try again, or {MIRROR_HINT}") from None
         if expected and received != expected:
             raise DownloadFailed(f"downloading {url} stopped after {received:,} of {expected:,} bytes; "
                                  f"nothing was saved. Try again")
