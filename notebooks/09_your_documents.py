@@ -104,10 +104,11 @@ print(f"clusters for the paired tests: {comparison.info['clusters']}")
 # ## The decision table (held-out questions)
 
 # %%
-display(comparison.decision[columns].round(4))
+display(study.decision_view(comparison.decision, K, comparison.criteria))
 display(comparison.decision[["chunker", f"hit@{K}_misses", f"hit@{K}_missed_ids", "boundary_misses",
                              "false_hits", "false_hit_ids"]])
 display(Markdown(f"**{comparison.recommendation}**"))
+show_figure("your_documents_hit_vs_tokens", RESULTS, FIGURES)
 
 # %% [markdown]
 # The tuning split, which picked the candidate (and each candidate's unanswerable threshold):

@@ -285,9 +285,13 @@ def cmd_compare(args: argparse.Namespace) -> int:
                             reranker=args.reranker, k=args.k, tune_share=args.tune_share,
                             price_per_mtok=args.price_per_mtok, accept=args.accept, threshold=args.threshold,
                             out=args.out, seed=args.seed, language=args.language)
-    columns = ["chunker", *yd.decision_columns(args.k), *(c.name for c in comparison.criteria)]
-    print(comparison.decision[columns].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    print(f"\nfailures by stage:\n{yd.failure_counts(comparison.failures).to_string(index=False)}")
+    from grainlab.figures.your_documents import report_with_figures
+
+    report_with_figures(args.out)
+    print(yd.decision_view(comparison.decision, args.k, comparison.criteria).to_string(index=False))
+    print(f"(model loading: {comparison.info['load_seconds']:.1f} s, charged to no candidate)")
+    failures = yd.failure_counts(comparison.failures)
+    print("\nfailures by stage: " + ("none" if failures.empty else f"\n{failures.to_string(index=False)}"))
     print(f"\n{comparison.recommendation}\n\nwritten to {args.out} (decision.csv, failures.csv, report.html, ...)")
     if args.side_by_side:
         from grainlab.cache import atomic_write_text

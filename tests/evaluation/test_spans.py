@@ -10,6 +10,7 @@ from grainlab.data import Document
 from grainlab.evaluation.spans import (
     boundary_retention,
     duplication_rate,
+    excess_tokens,
     fixed_window_count,
     segmentation_ami,
     span_coverage,
@@ -142,3 +143,25 @@ def test_first_copy_places_a_repeated_chunk_where_chromas_code_does():
     second = text.index("Revenue rose.", 1)
     assert first_copy(text, second, second + len("Revenue rose.")) == (0, len("Revenue rose"))  # trailing '.' dropped
     assert first_copy(text, 14, 25) == (14, 24)
+
+
+def test_excess_tokens_count_what_is_indexed_twice_or_added_and_never_go_negative():
+    def chunk(doc, start, end, extra=0):
+        return C(doc_id=doc, start=start, end=end, n_tokens=len(TEXT[start:end].split()) + extra)
+
+    count = lambda text: len(text.split())  # noqa: E731 - one token per word
+    texts = {"a": TEXT, "b": TEXT}
+    assert excess_tokens([], texts, count) == 0.0
+    apart = [chunk("a", 0, 9), chunk("a", 9, 19)]  # "w0 w1 w2" and " w3 w4 w5": they touch, nothing repeats
+    assert excess_tokens(apart, texts, count) == 0.0
+    overlapping = [chunk("a", 0, 9), chunk("a", 6, 15)]  # w2 is indexed twice: 6 tokens over 5 covered
+    assert excess_tokens(overlapping, texts, count) == pytest.approx(6 / 5 - 1)
+    assert excess_tokens([chunk("a", 0, 9), chunk("b", 6, 15)], texts, count) == 0.0  # other documents
+    headed = [chunk("a", 0, 9, extra=3)]  # a heading path of three tokens indexed with the chunk
+    assert excess_tokens(headed, texts, count) == pytest.approx(3 / 3)
+    windows = get_chunker("fixed_tokens(size=8,overlap=0)").chunk(Document("d", "one two three four five six " * 20))
+    tokenizer = get_tokenizer("cl100k_base")
+    assert excess_tokens(windows, {"d": "one two three four five six " * 20}, tokenizer.count) >= 0.0
+
+
+TEXT = " ".join(f"w{i}" for i in range(10))

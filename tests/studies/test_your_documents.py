@@ -595,3 +595,23 @@ def test_the_best_configuration_of_each_library_is_its_highest_held_out_hit():
                                                             ["grainlab", "ours"]]
     assert [yd.library_of(s) for s in ("llamaindex:SentenceSplitter(chunk_size=512)", "chonkie:RecursiveChunker()",
                                        "recursive(size=256)")] == ["LlamaIndex", "chonkie", "grainlab"]
+
+
+def test_the_decision_a_person_reads_fits_the_screen_and_the_report_shows_its_figures(comparison, tmp_path):
+    """The console and the report show pass/fail per criterion and the measures with human labels,
+    formatted by kind (no internal name, no NaN, no negative duplication); model loading is timed
+    apart; the report embeds Hit@k against tokens indexed."""
+    from grainlab.figures.your_documents import report_with_figures
+
+    view = yd.decision_view(comparison.decision, 1, comparison.criteria)
+    text = view.to_string(index=False)
+    assert list(view.columns[:1 + len(comparison.criteria)]) == ["chunker", "hit@1≥0.92", "boundary≥0.9",
+                                                                   "tokens read≤3000"]
+    assert not any(column.startswith("pass_") or "_" in column for column in view.columns)
+    assert "nan" not in text.lower() and "-0.0" not in text and max(map(len, text.splitlines())) <= 160
+    assert set(view["hit@1≥0.92"]) <= {"pass", "FAIL"}
+    assert (comparison.decision["duplication"] >= 0).all()
+    assert comparison.info["load_seconds"] >= 0
+    report = report_with_figures(tmp_path / "out").read_text()
+    assert "data:image/png;base64," in report and "<!-- figures -->" not in report
+    assert "charged to no candidate" in report

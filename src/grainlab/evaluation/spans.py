@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Protocol
 
 
@@ -16,6 +16,10 @@ class SpanLike(Protocol):
     doc_id: str
     start: int
     end: int
+
+
+class CountedSpan(SpanLike, Protocol):
+    n_tokens: int
 
 
 Span = tuple[str, int, int]
@@ -74,6 +78,29 @@ def fixed_window_count(total: int, size: int, overlap: int) -> int:
     if total <= size:
         return 1
     return 1 + math.ceil((total - size) / (size - overlap))
+
+
+def excess_tokens(chunks: Iterable[CountedSpan], texts: Mapping[str, str], count: Callable[[str], int]) -> float:
+    """Tokens indexed beyond the text the chunks cover: ``Σ chunk tokens / covered tokens − 1``,
+    where a chunk's tokens are those of what it indexes (``n_tokens``: a heading path counts) and
+    the covered text is each document's stretches of overlapping chunks, merged and counted once
+    by ``count`` (chunks that only touch stay apart: each is its own text). 0 for chunks that neither overlap nor add text (unlike :func:`duplication_rate`,
+    whose whole-document count can exceed the chunks' and go below 0)."""
+    by_doc: dict[str, list[tuple[int, int]]] = {}
+    indexed = 0
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc_id, []).append((chunk.start, chunk.end))
+        indexed += chunk.n_tokens
+    covered = 0
+    for doc, spans in by_doc.items():
+        stretches: list[list[int]] = []
+        for start, end in sorted(spans):
+            if stretches and start < stretches[-1][1]:
+                stretches[-1][1] = max(stretches[-1][1], end)
+            else:
+                stretches.append([start, end])
+        covered += sum(count(texts[doc][a:b]) for a, b in stretches)
+    return indexed / covered - 1 if covered else 0.0
 
 
 def _intervals(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:

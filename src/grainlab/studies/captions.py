@@ -97,6 +97,8 @@ CAPTIONS: dict[str, str] = {
     "your_documents_decision": "Hit, boundary retention (the evidence inside one chunk) and citation match of "
                                "each candidate on your held-out questions: the decision table beside it adds "
                                "tokens and cost.",
+    "your_documents_hit_vs_tokens": "Each candidate's Hit@k on your held-out questions against the tokens it "
+                                    "indexes, which is what embedding the corpus costs: up and to the left is better.",
     "your_documents_failures": "The stage that lost each missed question (source, extraction, chunking, "
                                "embedding, index, search), by candidate: what to fix first.",
 }

@@ -12,7 +12,7 @@ The procedure practitioners follow, over grainlab's shared layers:
    (``DEFAULT_CANDIDATES``: fixed 256/32, fixed 512/64, structure sections ≤ 800, 256-token children
    returning their heading-level parent ≤ 1,200).
 4. One table decides (:func:`decision_table`): Hit@k, MRR@10, boundary retention, citation match,
-   duplication, mean retrieved tokens, chunk count, embedding tokens and cost, false retrievals of
+   duplication (tokens indexed beyond the text covered), mean retrieved tokens, chunk count, embedding tokens and cost, false retrievals of
    unanswerable questions, seconds — with the misses' question ids beside the rates and one
    ``pass_<criterion>`` column per acceptance criterion.
 5. The stop rule (:func:`recommend`): among the candidates within 1 point of the best Hit@k on
@@ -39,7 +39,6 @@ import pandas as pd
 from grainlab.cache import ArtifactCache, atomic_write_text
 from grainlab.chunking.citations import citation_records
 from grainlab.chunking.factory import get_chunker
-from grainlab.chunking.fixed import FixedTokenChunker
 from grainlab.chunking.structure import ParentChildChunker
 from grainlab.data import evidence_clusters, gold_clusters, load_dataset
 from grainlab.data.documents import SourceDocument, load_documents
@@ -54,12 +53,14 @@ from grainlab.evaluation.significance import (
     design_effect,
     holm,
 )
-from grainlab.evaluation.spans import covers, duplication_rate
+from grainlab.evaluation.spans import covers, excess_tokens
 from grainlab.experiments import System, chunk_corpus, run_experiment
 from grainlab.experiments.engine import FINAL, last_stage
 from grainlab.experiments.systems import Stages, canonical
+from grainlab.formatting import cell, count, share
 from grainlab.languages import resolve_language
 from grainlab.models.tokenizers import get_tokenizer
+from grainlab.retrieval import get_retriever
 from grainlab.retrieval.ann import IndexSpec
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.spec import format_spec, parse_spec
@@ -543,6 +544,10 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
         return table[table["split"] == name] if held_out else table
 
     systems = candidate_systems(chunkers, retriever, reranker, k)
+    loading = time.perf_counter()
+    for spec in [retriever] if isinstance(retriever, str) else retriever:
+        get_retriever(spec, cache)  # its model loads once here; every candidate's system shares it
+    load_seconds = time.perf_counter() - loading
     stages = tqdm(total=4, desc="compare: stages", disable=not progress)
     result = run_experiment(dataset, systems, measures(k), name="experiment", results_dir=out, cache=cache,
                             save_runs=True, progress=progress, seed=seed, n_resamples=min(n_resamples, 1000))
@@ -563,20 +568,15 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
     rows["questions_from"] = inputs.questions_from
 
     costs, returned = {}, {}
+    texts = {doc_id: doc.text for doc_id, doc in dataset.corpus.items()}
     seconds = result.systems.set_index("system")
     for label, spec in tqdm(chunkers.items(), desc="compare: chunk costs", disable=not progress):
         searched, returned[label] = _units(dataset, spec, cache)
-        chunker = get_chunker(spec)
-        tokenizer = get_tokenizer(getattr(chunker, "tokenizer", DEFAULT_TOKENIZER))
-        doc_tokens = sum(tokenizer.count(d.text) for d in dataset.corpus.values())
         embed = int(sum(u.n_tokens for u in searched))
-        # token windows cover token ranges of the document; other chunks count their own tokens
-        covered = [u.token_end - u.token_start if isinstance(chunker, FixedTokenChunker) else u.n_tokens
-                   for u in searched]
+        tokenizer = get_tokenizer(getattr(get_chunker(spec), "tokenizer", DEFAULT_TOKENIZER))
         timing = seconds.loc[label]
         costs[label] = {"spec": spec, "chunks": len(searched), "embed_tokens": embed,
-                        "cost": embed * price_per_mtok / 1e6,
-                        "duplication": duplication_rate(covered, doc_tokens),
+                        "cost": embed * price_per_mtok / 1e6, "duplication": excess_tokens(searched, texts, tokenizer.count),
                         "seconds": float(sum(float(timing.get(c, 0) or 0) for c in ("chunk_s", "index_s", "search_s")))}
     stages.update()
     system_rows = rows[rows["check"] == "system"].reset_index(drop=True)
@@ -623,7 +623,7 @@ def compare(inputs: Inputs, chunkers: Mapping[str, str] | None = None,
                              "thresholds": thresholds, "evidence": info.get("evidence", "gold spans"),
                              "held_out": held_out,
                              "n_documents": len(dataset.corpus), "n_questions": len(dataset.queries),
-                             "seconds": time.perf_counter() - started})
+                             "load_seconds": load_seconds, "seconds": time.perf_counter() - started})
     write_comparison(comparison, out, inputs, chunkers, cache)
     return comparison
 
@@ -713,6 +713,37 @@ def best_per_library(decision: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     return best[["library", "chunker", "spec", hit, mrr, "boundary_retention", "mean_tokens"]].reset_index(drop=True)
 
 
+DECISION_LABELS = {"boundary_retention": "boundary", "citation_match": "citation", "duplication": "dup.",
+                   "mean_tokens": "tokens read", "chunks": "chunks", "embed_tokens": "indexed", "cost": "cost",
+                   "unanswerable_false_hits": "false hits", "seconds": "s"}
+_OPERATORS = {">=": "≥", "<=": "≤", ">": ">", "<": "<"}
+
+
+def decision_label(column: str) -> str:
+    """A decision column's short human label (``boundary_retention`` → ``boundary``)."""
+    return DECISION_LABELS.get(column, column.replace("mrr", "MRR"))
+
+
+def decision_view(decision: pd.DataFrame, k: int, criteria: Sequence[Criterion] = ()) -> pd.DataFrame:
+    """The decision table as a person reads it: the chunker, pass or fail on each acceptance
+    criterion, then the measures with human labels, each formatted by its kind
+    (``grainlab.formatting``); the specs and the missed question ids stay in ``decision.csv``."""
+    view = pd.DataFrame({"chunker": decision["chunker"].astype(str)})
+    for criterion in criteria:
+        view[f"{decision_label(criterion.column)}{_OPERATORS[criterion.op]}{criterion.value:g}"] = \
+            ["pass" if bool(ok) else "FAIL" for ok in decision[criterion.name]]
+    digits = {"cost": ".4f", "seconds": ".1f"}
+    for column in decision_columns(k):
+        label = decision_label(column)
+        if column in ("chunks", "embed_tokens", "mean_tokens"):
+            view[label] = [count(v) for v in decision[column]]
+        elif column == "duplication":
+            view[label] = [share(v) for v in decision[column]]
+        else:
+            view[label] = [cell(column, v, digits.get(column, ".3f")) for v in decision[column]]
+    return view
+
+
 def failure_counts(failures: pd.DataFrame) -> pd.DataFrame:
     """Failed questions per candidate × stage (every stage a column, in order)."""
     if failures.empty:
@@ -748,6 +779,7 @@ def report_html(comparison: Comparison) -> str:
         "<!doctype html><html><head><meta charset='utf-8'><title>grainlab compare</title>",
         "<style>body{font-family:system-ui,sans-serif;margin:2em;max-width:1400px}table{border-collapse:collapse;"
         "font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}"
+        "details table{display:block;overflow-x:auto}"
         "td:first-child,th:first-child{text-align:left}</style></head><body>",
         "<h1>Which chunker: the decision</h1>",
         f"<p><b>{html.escape(comparison.recommendation)}</b></p>",
@@ -755,7 +787,11 @@ def report_html(comparison: Comparison) -> str:
         f"evidence: {html.escape(str(info['evidence']))}); retriever {html.escape(str(info['retriever']))}; top "
         f"{info['k']}; tuning share {info['tune_share']}; clusters for the paired tests: "
         f"{html.escape(str(info['clusters']))}; cost at {info['price_per_mtok']} per million embedded tokens.</p>",
-        "<h2>Decision table (held-out questions)</h2>", table(comparison.decision),
+        "<h2>Decision table (held-out questions)</h2>",
+        decision_view(comparison.decision, info["k"], comparison.criteria).to_html(index=False, border=0),
+        f"<p>Model loading took {info.get('load_seconds', 0.0):.1f} s, charged to no candidate.</p>",
+        "<details><summary>Every column, with the missed question ids</summary>", table(comparison.decision),
+        "</details>", "<!-- figures -->",
         "<h2>Tuning split (picks the candidate and the unanswerable threshold)</h2>", table(comparison.tuning),
         "<h2>Paired tests against the recommended candidate (held-out, cluster-aware)</h2>",
         table(comparison.paired) if not comparison.paired.empty else "<p>one candidate only</p>",
