@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 SHARED_MIRROR := $(abspath $(CURDIR)/../shared/data)
 export GRAINLAB_MIRROR ?= $(if $(wildcard $(SHARED_MIRROR)),$(SHARED_MIRROR),)
 
-.PHONY: help setup models-large test test-fast test-long reproduce reproduce-quick reproduce-full figures mutants bench lab lint clean-results
+.PHONY: help setup models-large test test-fast test-long reproduce reproduce-quick reproduce-full figures mutants bench lab lint docs clean-results
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-15s %s\n", $$1, $$2}'
@@ -50,3 +50,6 @@ lab: setup  ## JupyterLab on notebooks/ with the project's kernel
 
 lint: setup  ## ruff
 	$(VENV)/bin/ruff check src tests benchmarks
+
+docs: setup  ## the documentation site (MkDocs, strict: a broken page, nav entry or anchor fails) into site/
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
