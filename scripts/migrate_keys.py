@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from grainlab.cache import atomic_write_text
 from grainlab.experiments.identity import results_key
 from grainlab.experiments.systems import System
+from grainlab.files import atomic_write_text
 from grainlab.transport import STORED_KEY
 
 

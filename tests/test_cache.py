@@ -1,7 +1,8 @@
 import numpy as np
 import pytest
 
-from grainlab.cache import ArtifactCache, atomic_write_text, content_key, hash_texts
+from grainlab.cache import ArtifactCache, content_key, hash_texts
+from grainlab.files import atomic_write_text
 
 
 def test_content_key_is_order_independent_and_sensitive():
@@ -55,7 +56,8 @@ def test_atomic_writes_honour_the_umask(umask, expected, tmp_path):
     import os
     import stat
 
-    from grainlab.cache import ArtifactCache, atomic_write_dir, atomic_write_text
+    from grainlab.cache import ArtifactCache
+    from grainlab.files import atomic_write_dir, atomic_write_text
 
     previous = os.umask(umask)
     try:

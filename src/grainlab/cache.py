@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from grainlab import settings
-from grainlab.files import atomic_write_bytes, atomic_write_dir, atomic_write_text  # noqa: F401 (re-exported)
+from grainlab.files import atomic_write_bytes, atomic_write_text
 
 CACHE_FORMAT = 2
 PACKAGE_ROOT = Path(__file__).resolve().parent

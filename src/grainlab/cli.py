@@ -294,7 +294,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     print("\nfailures by stage: " + ("none" if failures.empty else f"\n{failures.to_string(index=False)}"))
     print(f"\n{comparison.recommendation}\n\nwritten to {args.out} (decision.csv, failures.csv, report.html, ...)")
     if args.side_by_side:
-        from grainlab.cache import atomic_write_text
+        from grainlab.files import atomic_write_text
 
         first = comparison.info["retriever"]
         other = yd.compare(inputs, yd.parse_candidates(args.chunkers), args.side_by_side, reranker=args.reranker,
@@ -334,7 +334,7 @@ def cmd_questions(args: argparse.Namespace) -> int:
     questions, report = generate_questions(documents, reader, n=args.n, seed=args.seed, language=args.language,
                                            passages=args.passages)
     by_key = {d.key: d for d in documents}
-    from grainlab.cache import atomic_write_text
+    from grainlab.files import atomic_write_text
 
     atomic_write_text(Path(args.out), "".join(json.dumps(question_record(q, by_key), ensure_ascii=False) + "\n"
                                               for q in questions))
@@ -369,7 +369,7 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     tokenizers = {name: name for name in args.tokenizer} if args.tokenizer else PROJECT_TOKENIZERS
     table = chars_per_token(texts, tokenizers, sizes=args.sizes)
     if args.out:
-        from grainlab.cache import atomic_write_text
+        from grainlab.files import atomic_write_text
 
         atomic_write_text(Path(args.out), table.to_csv(index=False))
     shown = ["texts", "language", "tokenizer", "characters", "tokens", "chars_per_token",

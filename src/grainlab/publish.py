@@ -22,11 +22,10 @@ from pathlib import Path
 import pandas as pd
 
 from grainlab import formatting, settings
-from grainlab.cache import atomic_write_text
 from grainlab.errors import DatasetNotFound
 from grainlab.evaluation.labels import measure_label
 from grainlab.experiments.tables import markdown_table
-from grainlab.files import rewrite_blocks
+from grainlab.files import atomic_write_text, rewrite_blocks
 from grainlab.plots import figure_stamp, plots_fingerprint
 from grainlab.reproduce import (
     NOTEBOOKS,

@@ -75,7 +75,7 @@ def record_run(results: Path, seconds: float, done: Replay) -> Path:
     import json
     import time
 
-    from grainlab.cache import atomic_write_text
+    from grainlab.files import atomic_write_text
     from grainlab.reproduce import MAIN_JOB, runtime_record
 
     path = results / MAIN_JOB / "runtime.json"

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grainlab import settings
-from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError, NotebookFailed
 from grainlab.experiments.manifest import cpu_name, git_commit, new_manifest
-from grainlab.files import rewrite_blocks
+from grainlab.files import atomic_write_text, rewrite_blocks
 from grainlab.readers.archive import ARCHIVE_ENV, ARCHIVE_NAME
 from grainlab.settings import project_root
 from grainlab.studies.report import Report

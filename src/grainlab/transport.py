@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grainlab.cache import atomic_write_bytes
 from grainlab.errors import ConfigError
 from grainlab.experiments.store import DamagedTable, stored_table_bytes
+from grainlab.files import atomic_write_bytes
 from grainlab.readers.archive import ARCHIVE_NAME
 
 COMMIT_LIMIT_BYTES = 1_048_576  # no committed file is larger than this

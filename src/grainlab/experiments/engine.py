@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, atomic_write_text, report_corrupt, sha256_file
+from grainlab.cache import ArtifactCache, report_corrupt, sha256_file
 from grainlab.chunking.base import Chunker
 from grainlab.chunking.factory import get_chunker
 from grainlab.chunking.fixed import FixedTokenChunker
@@ -45,6 +45,7 @@ from grainlab.experiments.scoring import MeasureSet, Scorer
 from grainlab.experiments.store import slug, stored_table, superseded_keys
 from grainlab.experiments.stored import KEYS, aggregate_table
 from grainlab.experiments.systems import System
+from grainlab.files import atomic_write_text
 from grainlab.models.threads import pin_threads, torch_threads
 from grainlab.retrieval import Retriever, get_retriever
 from grainlab.retrieval.aggregate import collapse_to_documents

@@ -81,7 +81,7 @@ def record_recipe(manifest_path: Path, dataset: Any) -> bool:
     Whether it was written; a manifest that has a recipe is never changed."""
     import json
 
-    from grainlab.cache import atomic_write_text
+    from grainlab.files import atomic_write_text
 
     manifest = json.loads(Path(manifest_path).read_text("utf-8"))
     parameters = manifest["parameters"]

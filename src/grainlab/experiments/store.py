@@ -12,8 +12,9 @@ from typing import Any
 
 import pandas as pd
 
-from grainlab.cache import atomic_write_text, report_corrupt, sha256_bytes
+from grainlab.cache import report_corrupt, sha256_bytes
 from grainlab.errors import GrainlabError
+from grainlab.files import atomic_write_text
 
 TABLE_COLUMNS = ("qid", "measure", "value")  # every per-query table has at least these
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grainlab import settings
-from grainlab.cache import atomic_write_text, sha256_file
+from grainlab.cache import sha256_file
 from grainlab.errors import ModelNotAvailable
+from grainlab.files import atomic_write_text
 from grainlab.models import hub
 from grainlab.models.catalogue import GGUF_SOURCES, GGUFSource, gguf_model_id
 

@@ -13,8 +13,9 @@ import time
 from pathlib import Path
 
 from grainlab import settings
-from grainlab.cache import ArtifactCache, atomic_write_dir
+from grainlab.cache import ArtifactCache
 from grainlab.errors import ConfigError
+from grainlab.files import atomic_write_dir
 from grainlab.models.resolve import ResolvedModel, resolve_model
 from grainlab.readers.base import Generation, Prompt, Reader
 

@@ -17,15 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from grainlab.cache import (
-    ArtifactCache,
-    atomic_write_text,
-    code_fingerprint,
-    content_key,
-    report_corrupt,
-    sha256_file,
-)
+from grainlab.cache import ArtifactCache, code_fingerprint, content_key, report_corrupt, sha256_file
 from grainlab.errors import ConfigError
+from grainlab.files import atomic_write_text
 from grainlab.spec import format_spec, parse_spec
 
 ANN_CODE_VERSION = code_fingerprint("retrieval.ann")

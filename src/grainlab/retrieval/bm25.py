@@ -11,7 +11,6 @@ import numpy as np
 
 from grainlab.cache import (
     ArtifactCache,
-    atomic_write_dir,
     code_fingerprint,
     content_key,
     discard_dir,
@@ -19,6 +18,7 @@ from grainlab.cache import (
     verify_dir_checksums,
     write_dir_checksums,
 )
+from grainlab.files import atomic_write_dir
 from grainlab.retrieval.analyzers import analyzer_versions, check_language, japanese_tokens
 from grainlab.retrieval.base import Retriever
 from grainlab.spec import format_spec

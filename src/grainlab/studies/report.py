@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from grainlab.cache import atomic_write_text
 from grainlab.errors import ConfigError, MalformedData
 from grainlab.evaluation.labels import measure_label
 from grainlab.experiments.tables import markdown_table
+from grainlab.files import atomic_write_text
 from grainlab.studies.claims import where_columns
 
 COLUMNS = ("claim", "paper", "ours")  # every report has these, then its own columns

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from grainlab.cache import ArtifactCache, atomic_write_text
+from grainlab.cache import ArtifactCache
 from grainlab.chunking.citations import citation_records
 from grainlab.chunking.factory import get_chunker
 from grainlab.chunking.structure import ParentChildChunker
@@ -57,6 +57,7 @@ from grainlab.evaluation.spans import covers, excess_tokens
 from grainlab.experiments import System, chunk_corpus, run_experiment
 from grainlab.experiments.engine import FINAL, last_stage
 from grainlab.experiments.systems import Stages, canonical
+from grainlab.files import atomic_write_text
 from grainlab.formatting import cell, count, share
 from grainlab.languages import resolve_language
 from grainlab.models.tokenizers import get_tokenizer
