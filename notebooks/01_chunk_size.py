@@ -78,7 +78,7 @@ import time
 import pandas as pd
 from IPython.display import Markdown, display
 
-from grainlab import anchors
+from grainlab import sanity_gates
 from grainlab.data import gold_clusters, load_dataset, sample_dataset, sample_label
 from grainlab.evaluation.registry import ANSWER_RECALL
 from grainlab.experiments import gate_table, retriever_label, run_experiment, significance_by_group
@@ -105,7 +105,7 @@ scifact = load_dataset(IR_DATASET)
 gate_retrievers = ["bm25"] + ([] if QUICK else [f"dense(model={m})" for m in DENSE_MODELS])
 gates = run_experiment(scifact, study.gate_systems(gate_retrievers), ["nDCG@10", "R@100"],
                        name=f"chunk_size/{PROFILE}/gates", n_resamples=N_RESAMPLES, seed=SEED)
-gate_results = gate_table(gates.aggregate, anchors.SCIFACT_GATES)
+gate_results = gate_table(gates.aggregate, sanity_gates.SCIFACT_GATES)
 display(gate_results)
 if not gate_results["pass"].all():
     raise RuntimeError("a SciFact sanity gate failed: do not trust the chunking results below")

@@ -22,7 +22,7 @@ import pandas as pd
 from grainlab.experiments.identity import results_key
 from grainlab.experiments.systems import System
 from grainlab.files import atomic_write_text
-from grainlab.transport import STORED_KEY
+from grainlab.packing import STORED_KEY
 
 
 def _renamed(name: str, old: str, new: str) -> str:

@@ -6,7 +6,7 @@ is a survivor, listed with its line and operator for review. Prints one score li
 and the total; writes every survivor to ``benchmarks/results/mutants.txt``.
 
     python scripts/mutants.py                      # every module below (hours on 2 cores)
-    python scripts/mutants.py transport identity   # those whose name contains a word given
+    python scripts/mutants.py packing identity   # those whose name contains a word given
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PYTEST = "python -m pytest -x -q -p no:cacheprovider -m 'not slow and not notebook and not long'"
 MODULES: dict[str, list[str]] = {  # module → the tests that decide it
-    "src/grainlab/transport.py": ["tests/experiments/test_prune.py", "tests/experiments/test_transport.py"],
+    "src/grainlab/packing.py": ["tests/experiments/test_prune.py", "tests/experiments/test_packing.py"],
     "src/grainlab/experiments/identity.py": ["tests/experiments/test_keys.py"],
-    "src/grainlab/experiments/store.py": ["tests/experiments/test_prune.py", "tests/experiments/test_transport.py",
+    "src/grainlab/experiments/store.py": ["tests/experiments/test_prune.py", "tests/experiments/test_packing.py",
                                           "tests/test_integrity.py"],
     "src/grainlab/experiments/verify.py": ["tests/experiments/test_verify.py"],
     "src/grainlab/chunking/recursive.py": ["tests/chunking/test_boundaries.py", "tests/chunking/test_invariants.py"],

@@ -8,7 +8,7 @@ import grainlab
 LAYERS = {
     "errors": 0,
     "types": 0,
-    "settings": 1, "spec": 1, "anchors": 1, "files": 1, "languages": 1, "formatting": 1,
+    "settings": 1, "spec": 1, "sanity_gates": 1, "files": 1, "languages": 1, "formatting": 1,
     "cache": 2, "distributed": 2,
     "data": 3, "models": 3,
     "readers": 4,
@@ -16,7 +16,7 @@ LAYERS = {
     "retrieval": 6,
     "evaluation": 7,
     "experiments": 8,
-    "studies": 9, "transport": 9,
+    "studies": 9, "packing": 9,
     "plots": 10, "reproduce": 10,
     "publish": 11, "figures": 11,
     "replay": 12,

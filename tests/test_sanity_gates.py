@@ -9,11 +9,11 @@ and nomic-embed-text-v1.5 within 0.01 of 0.7028 (MTEB; f16 GGUF on llama.cpp; ov
 
 import pytest
 
-from grainlab.anchors import SCIFACT_GATES
 from grainlab.chunking import get_chunker
 from grainlab.data import load_dataset
 from grainlab.evaluation import evaluate_run
 from grainlab.retrieval import get_retriever
+from grainlab.sanity_gates import SCIFACT_GATES
 
 pytestmark = [pytest.mark.mirror, pytest.mark.slow]
 

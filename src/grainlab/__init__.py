@@ -1,8 +1,8 @@
 """grainlab: what retrieval granularity does to search.
 
 Layers (lower never import higher; checked by ``tests/test_layering.py``): ``errors``/``types``
-→ ``settings``/``spec``/``anchors``/``files``/``languages``/``formatting`` → ``cache``/``distributed`` → ``data`` and ``models`` → ``readers`` →
-``chunking`` → ``retrieval`` → ``evaluation`` → ``experiments`` → ``studies``/``transport`` →
+→ ``settings``/``spec``/``sanity_gates``/``files``/``languages``/``formatting`` → ``cache``/``distributed`` → ``data`` and ``models`` → ``readers`` →
+``chunking`` → ``retrieval`` → ``evaluation`` → ``experiments`` → ``studies``/``packing`` →
 ``plots``/``reproduce`` → ``publish``/``figures`` → ``replay`` (the main job) → ``cli``.
 """
 

@@ -168,7 +168,7 @@ def _replay() -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
-    from grainlab.transport import (
+    from grainlab.packing import (
         COMMIT_LIMIT_BYTES,
         pack_archives,
         pack_large_tables,

@@ -24,8 +24,8 @@ from grainlab.experiments.manifest import cpu_name
 from grainlab.experiments.stored import aggregate_differences
 from grainlab.experiments.verify import VerifyReport, experiment_manifests, verify
 from grainlab.figures import Redrawn, draw_all
+from grainlab.packing import unpack_archives, unpack_tables
 from grainlab.publish import paper_lines, study_sections, write_report
-from grainlab.transport import unpack_archives, unpack_tables
 
 DENSE_SAMPLE = ("chunk_size/full/covid_qa_stitched",)
 """Where the dense sample is drawn: Bhat et al.'s stitched COVID-QA (33 documents), whose

@@ -18,10 +18,10 @@ from grainlab import settings
 from grainlab.errors import ConfigError, NotebookFailed
 from grainlab.experiments.manifest import cpu_name, git_commit, new_manifest
 from grainlab.files import atomic_write_text, rewrite_blocks
+from grainlab.packing import packed_path, unpack_archives, unpack_tables
 from grainlab.readers.archive import ARCHIVE_ENV, ARCHIVE_NAME
 from grainlab.settings import project_root
 from grainlab.studies.report import Report
-from grainlab.transport import packed_path, unpack_archives, unpack_tables
 
 NOTEBOOKS: dict[str, str] = {
     "chunk_size": "01_chunk_size",
@@ -72,7 +72,7 @@ class NotebookSetup:
 def notebook_setup(name: str, profile: str, mirror: str = "") -> NotebookSetup:
     """The shared first cell of every notebook: mirror setting, profile, output folders, the
     generation archive (``<results>/generations.jsonl``) every reader appends to, and the
-    per-query tables and archives committed packed, restored (``grainlab.transport``)."""
+    per-query tables and archives committed packed, restored (``grainlab.packing``)."""
     if profile not in PROFILES:
         raise ConfigError(f"PROFILE must be one of {PROFILES}, got {profile!r}")
     if mirror:

@@ -16,7 +16,7 @@ from grainlab.cli import main
 from grainlab.data import load_dataset
 from grainlab.experiments import System, run_experiment
 from grainlab.experiments.store import stored_table
-from grainlab.transport import PruneRefused, prune_plan, prune_superseded, superseded_tables
+from grainlab.packing import PruneRefused, prune_plan, prune_superseded, superseded_tables
 
 OLD, NEW, OTHER = "a" * 64, "b" * 64, "c" * 64
 
@@ -112,7 +112,7 @@ def test_a_table_is_kept_while_its_replacement_is_missing_or_fails_its_checksum(
 
 
 def test_a_replacement_packed_as_xz_counts_when_it_checks_out(tmp_path):
-    from grainlab.transport import pack_large_tables
+    from grainlab.packing import pack_large_tables
 
     folder = tmp_path / "study" / "full" / "set" / "per_query"
     _store(folder, OLD)

@@ -10,8 +10,7 @@ import pandas as pd
 import pytest
 
 from grainlab.experiments.store import stored_table
-from grainlab.readers.archive import GenerationArchive
-from grainlab.transport import (
+from grainlab.packing import (
     COMMIT_LIMIT_BYTES,
     pack_archives,
     pack_large_tables,
@@ -19,6 +18,7 @@ from grainlab.transport import (
     unpack_archives,
     unpack_tables,
 )
+from grainlab.readers.archive import GenerationArchive
 
 KEY = "0123456789abcdef" * 4
 
