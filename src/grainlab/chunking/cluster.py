@@ -83,7 +83,7 @@ class ClusterSemanticChunker(Chunker):
     piece: int = 50
     model: str = DEFAULT_MODEL
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "2"  # 2: its pieces (recursive_separators 2) never share a zero-token character
+    version = "2"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
 
     def __post_init__(self) -> None:
         if not MIN_SIZE <= self.piece <= self.size:

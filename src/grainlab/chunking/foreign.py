@@ -117,7 +117,7 @@ class ForeignChunker(Chunker):
     _counter: list = field(default_factory=list, compare=False, repr=False)
 
     name: ClassVar[str] = "foreign"
-    version: ClassVar[str] = "2"  # 2: a chunk may start where the previous did; whitespace-only rewrites mapped
+    version: ClassVar[str] = "2"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
 
     @classmethod
     def from_spec(cls, spec: str, tokenizer: str | None = None) -> ForeignChunker:

@@ -34,7 +34,7 @@ class PassageChunker(Chunker):
     words: int = 100
     min_last: int = 50
     tokenizer: str = DEFAULT_TOKENIZER
-    version = f"2.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time)
+    version = f"2.{SEGMENTER_VERSION}"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
 
     def __post_init__(self) -> None:
         if self.words < 1 or not 0 <= self.min_last <= self.words:

@@ -39,7 +39,7 @@ class RecursiveChunker(Chunker):
 
     size: int = 256
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "2"  # 2: pieces counted trimmed (a piece whose untrimmed count fit could exceed once trimmed)
+    version = "2"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:

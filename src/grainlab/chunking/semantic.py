@@ -103,7 +103,7 @@ def embed_texts(model: str, texts: list[str]) -> np.ndarray:
 class _SentenceGroupChunker(Chunker):
     """Shared machinery: sentences → embeddings → groups → size-limited chunks."""
 
-    version: ClassVar[str] = f"2.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time)
+    version: ClassVar[str] = f"2.{SEGMENTER_VERSION}"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
 
     model: str
     size: int

@@ -20,7 +20,7 @@ from grainlab.models.tokenizers import get_tokenizer
 from grainlab.settings import DEFAULT_TOKENIZER
 from grainlab.types import Document
 
-SEGMENTER_VERSION = "4"  # 4: a Japanese full stop outside brackets always ends a sentence (English unchanged)
+SEGMENTER_VERSION = "4"  # bump when the same text would split into other sentences (history: CHANGELOG.md)
 
 
 @functools.lru_cache(maxsize=2)
@@ -134,7 +134,7 @@ def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
 class SentenceChunker(Chunker):
     """``n`` consecutive sentences per chunk (the last chunk may hold fewer)."""
 
-    version: ClassVar[str] = f"2.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time)
+    version: ClassVar[str] = f"2.{SEGMENTER_VERSION}"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
     n: int = 5
     tokenizer: str = DEFAULT_TOKENIZER
 

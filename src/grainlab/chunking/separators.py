@@ -50,7 +50,7 @@ class RecursiveSeparatorChunker(Chunker):
     size: int = 200
     overlap: int = 0
     tokenizer: str = DEFAULT_TOKENIZER
-    version = "3"  # 2: without overlap, a piece of no tokens (a control character) is not carried over
+    version = "3"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
     # 3: a single piece over the limit once trimmed (" fusion(" is fewer tokens than "fusion(") is cut at characters
 
     def __post_init__(self) -> None:

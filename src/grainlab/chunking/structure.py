@@ -174,7 +174,7 @@ class StructureChunker(Chunker):
 
     size: int = 512
     tokenizer: str = DEFAULT_TOKENIZER
-    version = f"3.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings
+    version = f"3.{SEGMENTER_VERSION}"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
 
     def __post_init__(self) -> None:
         if self.size < MIN_SIZE:
@@ -254,7 +254,7 @@ class ParentChildChunker(Chunker):
     parent_size: int = 1024
     parents: str = "structure"
     tokenizer: str = DEFAULT_TOKENIZER
-    version = f"4.{SEGMENTER_VERSION}"  # 2: sentences split block by block (linear time); 3: wiki and PMC headings; 4: recursive/2 children
+    version = f"4.{SEGMENTER_VERSION}"  # bump when the same parameters would cut otherwise (what each version changed: CHANGELOG.md)
 
     def __post_init__(self) -> None:
         if self.parents not in ("structure", "recursive"):
