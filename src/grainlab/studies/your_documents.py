@@ -774,7 +774,8 @@ def report_html(comparison: Comparison) -> str:
     """One self-contained page: the recommendation, the decision table, the breakdowns, the paired
     tests and the failures by stage, with every question id."""
     def table(frame: pd.DataFrame) -> str:
-        return frame.to_html(index=False, float_format=lambda v: f"{v:.3f}", border=0, na_rep="—")
+        shown = pd.DataFrame({column: [cell(str(column), v, ".3f") for v in frame[column]] for column in frame.columns})
+        return shown.to_html(index=False, border=0)
     info = comparison.info
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'><title>grainlab compare</title>",
@@ -793,7 +794,8 @@ def report_html(comparison: Comparison) -> str:
         f"<p>Model loading took {info.get('load_seconds', 0.0):.1f} s, charged to no candidate.</p>",
         "<details><summary>Every column, with the missed question ids</summary>", table(comparison.decision),
         "</details>", "<!-- figures -->",
-        "<h2>Tuning split (picks the candidate and the unanswerable threshold)</h2>", table(comparison.tuning),
+        "<h2>Tuning split (picks the candidate and the unanswerable threshold)</h2>",
+        decision_view(comparison.tuning, info["k"], comparison.criteria).to_html(index=False, border=0),
         "<h2>Paired tests against the recommended candidate (held-out, cluster-aware)</h2>",
         table(comparison.paired) if not comparison.paired.empty else "<p>one candidate only</p>",
         "<h2>Failures by first stage that lost the question</h2>", table(failure_counts(comparison.failures)),
