@@ -86,6 +86,17 @@ def test_the_late_chunking_framing_findings_are_the_committed_tables():
         "docs/studies/late_chunking.md differs from the framing tables: run `grainlab report --readme docs/studies/late_chunking.md`"
 
 
+def test_the_semantic_size_matched_findings_are_the_committed_tables():
+    """Issue 60, item 4: Qu et al.'s test against fixed chunks of each splitter's own mean length is
+    written on the study page from the committed verdicts, not typed."""
+    from grainlab.publish import SIZE_MATCHED_BEGIN, size_matched_block
+
+    page = PAGES[ROOT / "docs" / "studies" / "semantic_chunking.md"]
+    assert SIZE_MATCHED_BEGIN in page
+    assert size_matched_block("full", ROOT / "results") in page, \
+        "docs/studies/semantic_chunking.md differs from the verdicts: run `grainlab report --readme docs/studies/semantic_chunking.md`"
+
+
 def test_the_best_splitter_of_each_library_is_the_committed_decision_tables():
     """Issue 58: each library's best configuration is named from the committed comparisons."""
     from grainlab.publish import LIBRARIES_BEGIN, libraries_block

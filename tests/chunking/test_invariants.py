@@ -217,3 +217,26 @@ def test_invalid_parameters_raise_config_errors(bad):
 
     with pytest.raises(ConfigError):
         get_chunker(bad)
+
+
+@pytest.mark.parametrize("spec", CHUNKERS)
+def test_each_chunker_declares_what_it_offers(spec):
+    """The engine asks a chunker, never its class: parents (``has_parents`` / ``parents_of``), the
+    tokens a unit stands for (``covered_tokens``) and the unit count a formula predicts."""
+    from grainlab.errors import ConfigError
+
+    chunker = get_chunker(spec)
+    doc = Document("d", "## A heading\n\nOne sentence here. Another one follows it.\n\n" * 3)
+    units = chunker.chunk(doc)
+    if chunker.has_parents:
+        parents = chunker.parents_of(doc)
+        assert parents and all(p.chunk_id.startswith("d#p") for p in parents)
+    else:
+        with pytest.raises(ConfigError, match=f"{chunker.name!r} has no parents"):
+            chunker.parents_of(doc)
+    if spec.startswith("fixed_tokens"):
+        assert [chunker.covered_tokens(u) for u in units] == [u.token_end - u.token_start for u in units]
+        assert chunker.expected_units(get_tokenizer(chunker.tokenizer).count(doc.text)) == len(units)
+    else:
+        assert [chunker.covered_tokens(u) for u in units] == [u.n_tokens for u in units]
+        assert chunker.expected_units(100) is None

@@ -6,12 +6,12 @@ from types import SimpleNamespace as C
 import pytest
 
 from grainlab.chunking import get_chunker
+from grainlab.chunking.fixed import fixed_window_count
 from grainlab.data import Document
 from grainlab.evaluation.spans import (
     boundary_retention,
     duplication_rate,
     excess_tokens,
-    fixed_window_count,
     segmentation_ami,
     span_coverage,
     span_scores,

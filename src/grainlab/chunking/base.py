@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+from grainlab.errors import ConfigError
 from grainlab.spec import format_spec
 from grainlab.types import Chunk, Document
 
@@ -61,6 +62,20 @@ class Chunker(ABC):
 
     name: ClassVar[str]
     version: ClassVar[str] = "1"
+    has_parents: ClassVar[bool] = False  # its units are searched and their parents returned (parents_of)
+
+    def parents_of(self, doc: Document) -> list[Chunk]:
+        """The units returned in place of the searched ones, for a chunker that ``has_parents``."""
+        raise ConfigError(f"chunker {self.name!r} has no parents: search its units directly")
+
+    def covered_tokens(self, unit: Chunk) -> int:
+        """The document tokens ``unit`` stands for, as duplication counts them: its own count,
+        unless the chunker knows the token range it cut."""
+        return unit.n_tokens
+
+    def expected_units(self, document_tokens: int) -> int | None:
+        """How many units a document of ``document_tokens`` gives, where a formula says; else ``None``."""
+        return None
 
     @abstractmethod
     def chunk(self, doc: Document) -> list[Chunk]:

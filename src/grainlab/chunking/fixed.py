@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register, trim_span
@@ -61,6 +62,24 @@ class FixedTokenChunker(Chunker):
                 break
             first = max(last - self.overlap, first + 1)
         return chunks
+
+    def covered_tokens(self, unit: Chunk) -> int:
+        """The document tokens the window spans (its own re-tokenized count can differ)."""
+        return unit.token_end - unit.token_start  # type: ignore[operator]
+
+    def expected_units(self, document_tokens: int) -> int:
+        """``N = 1 + ceil((T − L) / S)`` windows, stride ``S = L − overlap`` (exact unless a window
+        had to shrink to stay within the limit)."""
+        return fixed_window_count(document_tokens, self.size, self.overlap)
+
+
+def fixed_window_count(total: int, size: int, overlap: int) -> int:
+    """Windows a fixed-size chunker makes: ``N = 1 + ceil((T − L) / S)`` with stride ``S = L − overlap``."""
+    if total <= 0:
+        return 0
+    if total <= size:
+        return 1
+    return 1 + math.ceil((total - size) / (size - overlap))
 
 
 @register("none")

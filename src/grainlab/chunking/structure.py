@@ -24,6 +24,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from grainlab.chunking.base import Chunk, Chunker, make_chunk, register, trim_span
 from grainlab.chunking.fixed import FixedTokenChunker
@@ -249,6 +250,8 @@ class StructureChunker(Chunker):
 @dataclass(frozen=True)
 class ParentChildChunker(Chunker):
     """``parent_child(child_size=128,parent_size=1024,parents=structure,tokenizer=cl100k_base)``."""
+
+    has_parents: ClassVar[bool] = True
 
     child_size: int = 128
     parent_size: int = 1024

@@ -71,15 +71,6 @@ def duplication_rate(chunk_tokens: Sequence[int], document_tokens: int) -> float
     return (sum(chunk_tokens) - document_tokens) / document_tokens if document_tokens else 0.0
 
 
-def fixed_window_count(total: int, size: int, overlap: int) -> int:
-    """Windows a fixed-size chunker makes: ``N = 1 + ceil((T − L) / S)`` with stride ``S = L − overlap``."""
-    if total <= 0:
-        return 0
-    if total <= size:
-        return 1
-    return 1 + math.ceil((total - size) / (size - overlap))
-
-
 def excess_tokens(chunks: Iterable[CountedSpan], texts: Mapping[str, str], count: Callable[[str], int]) -> float:
     """Tokens indexed beyond the text the chunks cover: ``Σ chunk tokens / covered tokens − 1``,
     where a chunk's tokens are those of what it indexes (``n_tokens``: a heading path counts) and

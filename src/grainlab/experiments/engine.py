@@ -30,14 +30,12 @@ from grainlab import settings
 from grainlab.cache import ArtifactCache, report_corrupt, sha256_file
 from grainlab.chunking.base import Chunker
 from grainlab.chunking.factory import get_chunker
-from grainlab.chunking.fixed import FixedTokenChunker
-from grainlab.chunking.structure import ParentChildChunker
 from grainlab.data.types import Dataset
 from grainlab.distributed import ray_requested
 from grainlab.errors import ConfigError
 from grainlab.evaluation.measures import read_trec_run, write_trec_run
 from grainlab.evaluation.significance import compare_to_baseline
-from grainlab.evaluation.spans import boundary_retention, duplication_rate, fixed_window_count
+from grainlab.evaluation.spans import boundary_retention, duplication_rate
 from grainlab.experiments.chunk_cache import chunk_corpus
 from grainlab.experiments.identity import results_key
 from grainlab.experiments.manifest import new_manifest
@@ -116,13 +114,11 @@ def _chunking_costs(dataset: Dataset, chunker: Chunker, units: list[Chunk], scor
         return info
     tokenizer = getattr(chunker, "tokenizer", DEFAULT_TOKENIZER)
     doc_tokens = {d: scorer.document_tokens(d, tokenizer) for d in dataset.corpus}
-    fixed = isinstance(chunker, FixedTokenChunker)
-    # token windows count the tokens they cover; other chunks their own (re-tokenised) count
-    covered = [u.token_end - u.token_start if fixed else u.n_tokens for u in units]  # type: ignore[operator]
-    info["duplication_rate"] = duplication_rate(covered, sum(doc_tokens.values()))
+    info["duplication_rate"] = duplication_rate([chunker.covered_tokens(u) for u in units], sum(doc_tokens.values()))
     info["boundary_retention"] = boundary_retention(units, [s for spans in scorer.gold.values() for s in spans])
-    if fixed:
-        info["formula_units"] = sum(fixed_window_count(t, chunker.size, chunker.overlap) for t in doc_tokens.values())
+    expected = [chunker.expected_units(t) for t in doc_tokens.values()]
+    if expected and None not in expected:
+        info["formula_units"] = sum(expected)  # type: ignore[arg-type]
     return info
 
 
@@ -164,7 +160,6 @@ def _system_runs(dataset: Dataset, system: System, scorer: Scorer, depth: int, i
         if reranker is not None:
             info["reranker"] = reranker.encoder.record
     elif system.parents:
-        assert isinstance(chunker, ParentChildChunker)
         parents = {p.chunk_id: p for doc in dataset.corpus.values() for p in chunker.parents_of(doc)}
         run = retrievers[0].search(dataset.queries, k=max(depth, 1), aggregate=system.aggregate, group_by="parent")
         out[FINAL] = (run, run, parents)

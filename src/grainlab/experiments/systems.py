@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from grainlab.chunking.factory import get_chunker
-from grainlab.chunking.structure import ParentChildChunker
 from grainlab.errors import ConfigError
 from grainlab.retrieval.aggregate import METHODS
 from grainlab.retrieval.ann import IndexSpec
@@ -138,7 +137,7 @@ class System:
         object.__setattr__(self, "retriever", specs[0] if len(specs) == 1 else specs)
         if self.aggregate is not None and self.aggregate not in METHODS:
             raise ConfigError(f"aggregate must be one of {METHODS} or None, got {self.aggregate!r}")
-        if self.parents and not isinstance(chunker, ParentChildChunker):
+        if self.parents and not chunker.has_parents:
             raise ConfigError(f"{self.display}: parents=True needs a parent_child chunker, got {self.chunker}")
         if self.parents and self.aggregate is None:
             raise ConfigError(f"{self.display}: parents=True ranks parents by their children: give an aggregate")

@@ -39,7 +39,6 @@ import pandas as pd
 from grainlab.cache import ArtifactCache
 from grainlab.chunking.citations import citation_records
 from grainlab.chunking.factory import get_chunker
-from grainlab.chunking.structure import ParentChildChunker
 from grainlab.data import evidence_clusters, gold_clusters, load_dataset
 from grainlab.data.documents import SourceDocument, load_documents
 from grainlab.data.evidence import evidence_dataset, load_questions
@@ -256,7 +255,7 @@ def parse_candidates(items: Sequence[str] | None) -> dict[str, str]:
 
 
 def is_parent_child(spec: str) -> bool:
-    return isinstance(get_chunker(spec), ParentChildChunker)
+    return get_chunker(spec).has_parents
 
 
 def exact_spec(spec: str) -> str:
@@ -335,7 +334,7 @@ def _units(dataset: Dataset, spec: str, cache: ArtifactCache) -> tuple[list, lis
     """The units a candidate searches and the units it returns (parents for parent–child)."""
     chunker = get_chunker(spec)
     searched = chunk_corpus(dataset, chunker, cache)
-    if isinstance(chunker, ParentChildChunker):
+    if chunker.has_parents:
         return searched, [p for doc in dataset.corpus.values() for p in chunker.parents_of(doc)]
     return searched, searched
 
@@ -688,7 +687,7 @@ def write_comparison(comparison: Comparison, out: Path, inputs: Inputs, chunkers
         for unit in searched:
             by_doc.setdefault(unit.doc_id, []).append(unit)
         for key, doc in inputs.documents.items():
-            parents = chunker.parents_of(inputs.dataset.corpus[key]) if isinstance(chunker, ParentChildChunker) else ()
+            parents = chunker.parents_of(inputs.dataset.corpus[key]) if chunker.has_parents else ()
             for record in citation_records(doc, by_doc.get(key, []), chunker, parents):
                 lines.append(json.dumps(record, ensure_ascii=False))
     atomic_write_text(out / "chunks.jsonl", "\n".join(lines) + "\n")
