@@ -54,6 +54,8 @@ def migrate_experiment(manifest_path: Path, proven: dict[str, dict], dry_run: bo
                 if path.suffix == ".json":
                     record = json.loads(path.read_text("utf-8"))
                     record["identity"] = {"key": new, "system": entry["name"], "migrated_from": old}
+                    if record.get("runs"):  # the runs move with the table: named by its new key
+                        record["runs"] = {stage: f"{new[:12]}.{stage}.run" for stage in record["runs"]}
                     atomic_write_text(path, json.dumps(record, indent=1, default=str))
                 path.rename(target)
         ignore = folder / ".gitignore"
@@ -62,6 +64,8 @@ def migrate_experiment(manifest_path: Path, proven: dict[str, dict], dry_run: bo
             names = sorted({_renamed(n, old, new) if old[:12] in n else n for n in lines})
             atomic_write_text(ignore, "".join(f"{n}\n" for n in names))
         entry.update(key=new, supersedes=[], migrated_from=old)
+        if entry.get("runs"):
+            entry["runs"] = {stage: f"{new[:12]}.{stage}.run" for stage in entry["runs"]}
         moved += 1
     if not dry_run and renames:
         atomic_write_text(manifest_path, json.dumps(manifest, indent=1, default=str))

@@ -133,3 +133,26 @@ def test_tags_become_columns_and_do_not_change_the_key(toy_mirror, tmp_path, cac
         System("bm25", tags={"measure": "x"})
     with pytest.raises(ConfigError, match="tag values"):
         System("bm25", tags={"unit": ["a"]})
+
+
+def test_a_reused_table_reads_its_runs_by_the_key_it_is_stored_under(toy_mirror, tmp_path, cache):
+    """A re-keyed record may still name its runs by an older key; the engine names them by the
+    table's key, so a reused table's runs read back (notebook 09 failed on such a record)."""
+    import json
+
+    from grainlab.data import load_dataset
+    from grainlab.evaluation import read_trec_run
+
+    data = load_dataset("scifact", mirror=toy_mirror, allow_download=False)
+    system = System("bm25", "fixed_tokens(size=8,overlap=0)", "max")
+    kwargs = dict(measures=["nDCG@10"], name="toy", results_dir=tmp_path, cache=cache, n_resamples=50,
+                  progress=False, save_runs=True)
+    first = run_experiment(data, [system], **kwargs)
+    (record,) = (tmp_path / "toy" / "per_query").glob("*.json")
+    stale = json.loads(record.read_text())
+    stale["runs"] = {stage: f"0123456789ab.{stage}.run" for stage in stale["runs"]}
+    record.write_text(json.dumps(stale))
+    again = run_experiment(data, [system], **kwargs)
+    assert again.manifest["systems"][system.display]["reused"]
+    assert again.run(system.display) == first.run(system.display)
+    assert read_trec_run(str(tmp_path / "toy" / "per_query" / again.manifest["systems"][system.display]["runs"]["final"]))

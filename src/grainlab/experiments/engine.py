@@ -350,6 +350,8 @@ def run_experiment(dataset: Dataset, systems: Iterable[System], measures: str | 
 
         table, info = stored_table(per_query_dir, key, job.readable, compute,
                                    refresh=job.runs_missing(per_query_dir, save_runs), system=system.name)
+        if info.get("runs"):  # named by the key the table is stored under (a re-keyed record may name its old one)
+            info["runs"] = {stage: f"{key[:12]}.{stage}.run" for stage in info["runs"]}
         table = table.assign(dataset=dataset.name, system=system.display, **dict(system.tags))
         frames.append(table)
         infos.append({"dataset": dataset.name, "system": system.display, "name": system.name, "key": key,
