@@ -73,6 +73,7 @@ import time
 from IPython.display import Markdown, display
 
 from grainlab.figures import show_figure
+from grainlab.figures.your_documents import report_with_figures
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import your_documents as study
 
@@ -98,6 +99,7 @@ comparison = study.compare(inputs, CHUNKERS, RETRIEVER or None, reranker=RERANKE
                            tune_share=TUNE_SHARE, price_per_mtok=PRICE_PER_MTOK, accept=ACCEPT, threshold=THRESHOLD,
                            out=RESULTS, seed=SEED, n_resamples=N_RESAMPLES, language=LANGUAGE)
 columns = ["chunker", *study.decision_columns(K), *(c.name for c in comparison.criteria)]
+report_with_figures(RESULTS)  # the report compare wrote, with its figures drawn from the tables beside it
 print(f"clusters for the paired tests: {comparison.info['clusters']}")
 
 # %% [markdown]

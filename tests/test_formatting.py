@@ -19,7 +19,7 @@ def test_a_cell_is_formatted_by_its_columns_kind():
     assert formatting.cell("p (Holm)", 0.0002) == "< 0.001"
     assert formatting.cell("p_randomization_holm", 0.0479) == "0.048"
     assert formatting.cell("n", 50.0) == "50" and formatting.cell("queries needed", 115914.0) == "115,914"
-    assert formatting.cell("mean prompt tokens", 4865.38) == "4,865"
+    assert formatting.cell("mean prompt tokens", 4865.38) == "4,865" and formatting.cell("questions", 382.0) == "382"
     assert formatting.cell("pass", True) == "yes" and formatting.cell("delta", -0.00004, ".3f") == "0.000"
     assert formatting.cell("delta", -0.012, ".3f") == "-0.012" and formatting.cell("x", None) == "—"
 

@@ -7,7 +7,7 @@ import math
 import re
 
 P_COLUMN = re.compile(r"^(p|p \(holm\)|p_holm|p_ttest|p_randomization)(_holm)?$|^p_", re.I)
-COUNT_COLUMN = re.compile(r"^(n|count|queries needed|queries_needed|clusters|clusters_needed|chunks|wins|ties|losses)$"
+COUNT_COLUMN = re.compile(r"^(n|count|queries needed|queries_needed|clusters|clusters_needed|chunks|wins|ties|losses|questions)$"
                           r"|^n_", re.I)
 TOKENS_COLUMN = re.compile(r"tokens", re.I)
 
