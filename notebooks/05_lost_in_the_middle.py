@@ -94,29 +94,19 @@ SEED = 0
 N_RESAMPLES = 10000
 
 # %%
-import random
 import time
 
 import pandas as pd
 from IPython.display import Markdown, display
 
-from grainlab.data import load_dataset
-from grainlab.data.lost_in_the_middle import load_kv_examples, load_official_multidoc, positions
-from grainlab.experiments import paired_between
+from grainlab.data.lost_in_the_middle import positions
 from grainlab.figures import show_figure
 from grainlab.readers import get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import lost_in_the_middle as study
-from grainlab.studies.claims import verdict_table, view
-from grainlab.studies.lost_in_the_middle import (
-    accuracy_by_position,
-    curve_shape,
-    kv_position_runs,
-    position_contrasts,
-    qa_position_runs,
-)
-from grainlab.studies.multidoc import build_multidoc_examples
-from grainlab.studies.token_limits import token_limit_table
+from grainlab.studies.claims import view
+from grainlab.studies.derived import save_tables
+from grainlab.studies.lost_in_the_middle import kv_position_runs, qa_position_runs
 
 SETUP = notebook_setup("lost_in_the_middle", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -131,18 +121,7 @@ print(f"reader {MODEL} on {reader.backend}: {reader.record}; window {reader.cont
 # ## Multi-document QA examples
 
 # %%
-if USE_OFFICIAL_FILES:
-    by_count = {n: load_official_multidoc(n, 0) for n in settings}
-    examples = by_count[max(settings)][:n_questions]
-    source = "the paper's files"
-else:
-    pool = load_dataset("nq_open_oracle")
-    question_ids = sorted(pool.queries, key=lambda q: int(q.split("-")[1]))
-    random.Random(SEED).shuffle(question_ids)
-    examples = build_multidoc_examples(pool, n_distractors=max(settings) - 1, retriever=DISTRACTOR_RETRIEVER,
-                                       question_ids=question_ids[:n_questions])
-    source = (f"built from nq-open-oracle: distractors by {examples[0].info['distractor_retriever']} over "
-              f"{examples[0].info['pool_size']} gold passages of other questions")
+examples, source = study.qa_examples(n_questions, max(settings), SEED, DISTRACTOR_RETRIEVER, USE_OFFICIAL_FILES)
 print(f"{len(examples)} questions; {source}")
 example = examples[0]
 display(pd.DataFrame({"passage": [t for t, _ in example.documents(max(settings), 0)]}).head(6)
@@ -163,8 +142,10 @@ for model, limit in (QUICK_COMPARE_READERS if QUICK else COMPARE_READERS).items(
     runs.append(qa_position_runs(examples[:limit], other, {COMPARE_DOCUMENTS: settings[COMPARE_DOCUMENTS]}))
 qa_runs = pd.concat(runs, ignore_index=True)
 qa_runs.to_csv(RESULTS / "qa_runs.csv", index=False)
-by_reader = accuracy_by_position(qa_runs, n_resamples=N_RESAMPLES, seed=SEED)
-by_reader.to_csv(RESULTS / "qa_accuracy_by_position.csv", index=False)
+others = QUICK_COMPARE_READERS if QUICK else COMPARE_READERS
+qa_tables = study.qa_tables(qa_runs, MODEL, list(others), n_resamples=N_RESAMPLES, seed=SEED)
+save_tables(qa_tables, RESULTS)
+by_reader = qa_tables["qa_accuracy_by_position.csv"]
 display(by_reader.pivot_table(index=["setting", "position"], columns="model", values="accuracy", sort=False).round(3))
 
 # %%
@@ -182,8 +163,7 @@ if by_reader["model"].nunique() > 1:
 # below, and the curve's shape is read from those verdicts.
 
 # %%
-contrasts = position_contrasts(qa_runs, n_resamples=N_RESAMPLES, seed=SEED)
-contrasts.to_csv(RESULTS / "qa_position_contrasts.csv", index=False)
+contrasts = qa_tables["qa_position_contrasts.csv"]
 display(contrasts.round(3))
 
 # %% [markdown]
@@ -191,23 +171,14 @@ display(contrasts.round(3))
 # (paired randomization test, Holm over all rows): how accuracy changes with reader size.
 
 # %%
-others = QUICK_COMPARE_READERS if QUICK else COMPARE_READERS
-reader_tests = paired_between(qa_runs, "model", [(m, MODEL) for m in others], "correct", ["setting", "gold_index"],
-                              n_resamples=N_RESAMPLES, seed=SEED)
-reader_tests.to_csv(RESULTS / "qa_reader_tests.csv", index=False)
-display(reader_tests.round(3))
+display(qa_tables["qa_reader_tests.csv"].round(3))
 
 # %% [markdown]
 # What the model does with the context: share of predictions that are empty, and accuracy against
 # prompt length (the context-length effect, independent of position).
 
 # %%
-behaviour = (qa_runs.assign(empty=qa_runs["prediction"].str.strip() == "")
-             .groupby(["model", "setting"], sort=False)
-             .agg(accuracy=("correct", "mean"), empty_share=("empty", "mean"), prompt_tokens=("prompt_tokens", "mean"),
-                  new_tokens=("new_tokens", "mean"), seconds=("seconds", "mean")))
-behaviour.to_csv(RESULTS / "qa_behaviour.csv")
-display(behaviour.round(3))
+display(qa_tables["qa_behaviour.csv"].round(3))
 display(qa_runs[["model", "setting", "gold_index", "prediction", "answers", "correct"]].head(12))
 
 # %% [markdown]
@@ -216,16 +187,15 @@ display(qa_runs[["model", "setting", "gold_index", "prediction", "answers", "cor
 # %%
 kv_records = QUICK_KV_RECORDS if QUICK else KV_RECORDS
 kv_readers = QUICK_KV_READERS if QUICK else KV_READERS
-kv_examples = [e.shortened(kv_records) for e in load_kv_examples(KV_KEYS)[: max(kv_readers.values())]]
+kv_examples = study.kv_examples(KV_KEYS, kv_records, max(kv_readers.values()))
 kv_golds = positions(kv_records, QUICK_KV_POSITIONS if QUICK else KV_POSITIONS)
 kv_runs = pd.concat([kv_position_runs(kv_examples[:n], get_reader(model, BACKEND, max_new_tokens=KV_MAX_NEW_TOKENS,
                                                                   batch_size=BATCH_SIZE, device=DEVICE or None), kv_golds)
                      for model, n in kv_readers.items()], ignore_index=True)
 kv_runs.to_csv(RESULTS / "kv_runs.csv", index=False)
-kv_summary = accuracy_by_position(kv_runs, n_resamples=N_RESAMPLES, seed=SEED)
-kv_summary.to_csv(RESULTS / "kv_accuracy_by_position.csv", index=False)
-kv_contrasts = position_contrasts(kv_runs, n_resamples=N_RESAMPLES, seed=SEED)
-kv_contrasts.to_csv(RESULTS / "kv_position_contrasts.csv", index=False)
+kv_tables = study.kv_tables(kv_runs, n_resamples=N_RESAMPLES, seed=SEED)
+save_tables(kv_tables, RESULTS)
+kv_summary, kv_contrasts = kv_tables["kv_accuracy_by_position.csv"], kv_tables["kv_position_contrasts.csv"]
 display(kv_summary.round(3), kv_contrasts.round(3))
 display(kv_runs[["model", "gold_index", "prediction", "value", "correct"]].head(6))
 show_figure("lost_in_the_middle_kv", RESULTS, FIGURES)
@@ -239,8 +209,9 @@ show_figure("lost_in_the_middle_kv", RESULTS, FIGURES)
 # (truncated)*: it measures the budget, not the reader.
 
 # %%
-token_limits = token_limit_table(pd.concat([qa_runs, kv_runs], ignore_index=True))
-token_limits.to_csv(RESULTS / "token_limits.csv", index=False)
+claim_tables = study.claim_tables(qa_runs, kv_runs, n_resamples=N_RESAMPLES, seed=SEED)
+save_tables(claim_tables, RESULTS)
+token_limits = claim_tables["token_limits.csv"]
 display(token_limits.round(3))
 
 # %% [markdown]
@@ -250,13 +221,10 @@ display(token_limits.round(3))
 # MPT-30B's for key–value, size the *inconclusive* rows' query counts).
 
 # %%
-all_runs = study.with_position(pd.concat([qa_runs, kv_runs], ignore_index=True))
-verdicts = verdict_table(all_runs, study.claims(all_runs), system_col="position", value_col="correct",
-                         n_resamples=N_RESAMPLES, seed=SEED)
+verdicts = claim_tables["verdicts.csv"]
 display(view(verdicts, ["model", "setting", "system", "baseline", "ours", "paper", "p_holm", "verdict", "queries_needed",
                         "share_at_limit"]))
-shapes = curve_shape(verdicts)  # the curve's shape, read from these verdicts
-shapes.to_csv(RESULTS / "curve_shape.csv", index=False)
+shapes = claim_tables["curve_shape.csv"]  # the curve's shape, read from these verdicts
 display(shapes)
 
 # %% [markdown]

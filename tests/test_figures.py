@@ -208,23 +208,30 @@ def test_the_main_job_verifies_redraws_and_reports_from_the_stored_tables(toy_mi
     monkeypatch.setenv("GRAINLAB_MIRROR", str(toy_mirror))
     result = _toy_experiment(toy_mirror, tmp_path, cache)
     result.aggregate.to_csv(result.folder.parent / "aggregate.csv", index=False)
+    litm = tmp_path / "results" / "lost_in_the_middle" / "full"  # a study whose derived tables are rebuilt
+    shutil.copytree(Path(__file__).resolve().parents[1] / "results" / "lost_in_the_middle" / "full", litm)
     monkeypatch.setenv("GRAINLAB_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("GRAINLAB_FIGURES", str(tmp_path / "figures"))
     status = cli.main(["reproduce", "--stored"])
     out, err = capsys.readouterr()
-    assert "1 figures redrawn from the stored tables" in out
+    assert "4 figures redrawn from the stored tables" in out  # the toy chunk-size figure, the three of 05
     assert re.search(r"(\d+) of \1 sampled rows reproduced on this machine", out)
     assert "chunk_size_long_encoder: not drawn" in err and status == 1
     assert (tmp_path / "figures" / "chunk_size_recall.png").exists()
     assert (tmp_path / "results" / "report.html").exists()
     record = json.loads((tmp_path / "results" / "main_job" / "runtime.json").read_text())
-    assert record["rows"] == record["reproduced"] > 0 and record["figures"] == 1 and record["cpu"]
+    assert record["rows"] == record["reproduced"] > 0 and record["figures"] == 4 and record["cpu"]
     assert "1 of 1 experiments' aggregate tables rebuilt from their stored per-query tables match" in out
+    assert "9 of 9 derived study tables (positions, contrasts, verdicts) rebuilt from their stored runs match" in out
+    assert "lost_in_the_middle/full: its data is not loadable here" in out  # the toy mirror has no NQ-open
     committed = pd.read_csv(result.folder / "aggregate.csv")
     committed.loc[0, "mean"] += 0.01  # a derived table that is not what its per-query tables give
     committed.to_csv(result.folder / "aggregate.csv", index=False)
-    cli.main(["reproduce", "--stored"])
+    shapes = pd.read_csv(litm / "curve_shape.csv")
+    shapes.assign(shape="flat").to_csv(litm / "curve_shape.csv", index=False)
+    assert cli.main(["reproduce", "--stored"]) == 1
     out, err = capsys.readouterr()
     assert "0 of 1 experiments' aggregate tables" in out
+    assert "8 of 9 derived study tables" in out and "lost_in_the_middle/full/curve_shape.csv: curve_shape.csv: row 0 shape" in err
     assert f"aggregate.csv: {committed.loc[0, 'system']} · {committed.loc[0, 'stage']} · {committed.loc[0, 'measure']}: " \
            "committed mean" in err

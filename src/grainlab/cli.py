@@ -1,4 +1,4 @@
-"""The ``grainlab`` command line: datasets, chunk, evaluate, reproduce, figures, report, verify, compare."""
+"""The ``grainlab`` command line: datasets, chunk, evaluate, reproduce, figures, report, verify, tables, compare."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def _print_findings(report) -> None:
         print(f"DAMAGED: {damaged}")
     for d in report.differences:
         print(f"DIFFERS: {d.experiment}: {d.system} [{d.stage}] query {d.qid} {d.measure}: stored {d.stored} "
-              f"recomputed {d.recomputed} — blame {d.blame}")
+              f"recomputed {d.recomputed} — blame {d.blame}" + (f" ({d.detail})" if d.detail else ""))
 
 
 def _print_not_drawn(missing: dict[str, str]) -> None:
@@ -157,14 +157,19 @@ def _replay() -> int:
     for experiment, problems in done.aggregates.items():
         for problem in problems:
             print(f"grainlab: {experiment}/aggregate.csv: {problem}", file=sys.stderr)
+    for table, problems in done.derived.items():
+        for problem in problems[:5]:
+            print(f"grainlab: {table}: {problem}", file=sys.stderr)
     for line in done.headlines:
         print(line)
     print(done.aggregates_line)
+    print(done.derived_line)
     print(done.verify_line)
     if done.verified.rows == 0:
         raise ConfigError("no stored row could be recomputed here: the datasets are read from the mirror "
                           f"(set {settings.MIRROR_ENV}=/path/to/data or pass --mirror) or downloaded when online")
-    return 0 if done.verified.ok and not done.figures.missing and not any(done.aggregates.values()) else 1
+    tables_match = not any(done.aggregates.values()) and not any(done.derived.values())
+    return 0 if done.verified.ok and not done.figures.missing and tables_match else 1
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
@@ -202,21 +207,52 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from grainlab.data import load_dataset
     from grainlab.experiments.manifest import cpu_name
     from grainlab.experiments.verify import verify
+    from grainlab.packing import unpack_archives
+    from grainlab.studies.reader_checks import verify_readers
 
     if args.queries < 1:
         raise ConfigError(f"--queries must be at least 1, got {args.queries}")
+    if args.reader_rows < 0 or args.regenerate < 0:
+        raise ConfigError("--reader-rows and --regenerate count rows: give 0 or more")
     results = Path(args.results) if args.results else settings.results_dir()
+    unpack_archives(results)  # the generation archives travel as .xz copies
+    load = partial(load_dataset, allow_download=False)
     bar, progress = _system_bar("verify")
-    report = verify(results, partial(load_dataset, allow_download=False), only=args.only, queries=args.queries,
-                    seed=args.seed, retrievers=args.retriever, max_seconds=args.max_seconds, progress=progress,
-                    systems=args.systems)
+    report = verify(results, load, only=args.only, queries=args.queries, seed=args.seed, retrievers=args.retriever,
+                    max_seconds=args.max_seconds, progress=progress, systems=args.systems)
+    if args.reader_rows:
+        report.merge(verify_readers(results, load, only=args.only, per_stratum=args.reader_rows,
+                                    regenerate=args.regenerate, seed=args.seed, progress=progress))
     bar.close()
     _print_findings(report)
     print(f"{report.reproduced} of {report.rows} sampled rows reproduced on this machine (CPU {cpu_name()}; "
-          f"{report.systems} systems, {report.seconds:.0f} s)")
+          f"{report.systems} systems, {report.generations} generations decoded again, {report.seconds:.0f} s)")
     if report.rows == 0:
         raise ConfigError("nothing was verified: no stored table matched --only/--retriever, or none is here")
     return 0 if report.ok else 1
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    from grainlab.studies.derived import derived_differences, write_superseded
+
+    results = Path(args.results) if args.results else settings.results_dir()
+    if args.write:
+        written, refused = write_superseded(results, only=args.only)
+        for path in written:
+            print(f"rewritten (the same values, columns added): {path}")
+        for table, problems in refused.items():
+            print(f"grainlab: {table}: not rewritten, its values changed (re-run its notebook and review the "
+                  f"diff): {problems[0]}", file=sys.stderr)
+        return 1 if refused else 0
+    differences = derived_differences(results, only=args.only)
+    for table, problems in differences.items():
+        for problem in problems[:5]:
+            print(f"DIFFERS: {table}: {problem}")
+    matching = sum(not problems for problems in differences.values())
+    print(f"{matching} of {len(differences)} derived tables rebuilt from their stored runs match the committed ones")
+    if not differences:
+        raise ConfigError("no study under the results folder rebuilds its derived tables: check --only and --results")
+    return 0 if matching == len(differences) else 1
 
 
 def cmd_figures(args: argparse.Namespace) -> int:
@@ -447,8 +483,25 @@ def build_parser() -> argparse.ArgumentParser:
                         "(e.g. bm25: no model loads)")
     p.add_argument("--systems", type=int, help="systems drawn at random per experiment (default: all)")
     p.add_argument("--max-seconds", type=float, help="start no new experiment after this many seconds")
+    p.add_argument("--reader-rows", type=int, default=2, metavar="N",
+                   help="reader rows (a study's stored predictions) sampled per reader and setting, each rebuilt "
+                        "from its prompt and checked against the generation archive; 0: none (default 2)")
+    p.add_argument("--regenerate", type=int, default=1, metavar="N",
+                   help="of those, rows decoded again by their reader and compared with the archived text "
+                        "(default 1 per run)")
     p.add_argument("--results", help="results folder (default $GRAINLAB_RESULTS or results/)")
     p.set_defaults(func=cmd_verify)
+
+    p = sub.add_parser("tables", parents=[common],
+                       help="rebuild each study's derived tables (positions, contrasts, verdicts) from its stored "
+                            "runs and compare them with the committed files (exit 1 when any differs)")
+    p.add_argument("--only", nargs="*", default=[], metavar="PREFIX",
+                   help="study runs under results/ (prefixes, e.g. lost_in_the_middle/full)")
+    p.add_argument("--write", action="store_true",
+                   help="rewrite a committed table only where the rebuilt one proves it superseded (every committed "
+                        "value the same, columns added); any other difference is refused and named")
+    p.add_argument("--results", help="results folder (default $GRAINLAB_RESULTS or results/)")
+    p.set_defaults(func=cmd_tables)
 
     p = sub.add_parser("figures", parents=[common],
                        help="redraw every registered figure from the stored tables under results/ (no notebook runs, "

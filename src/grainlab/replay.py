@@ -3,12 +3,14 @@
 ``make reproduce`` runs :func:`replay`: it restores the packed per-query tables, recomputes a
 seeded sample of their rows from the raw data and models (``grainlab verify``: every BM25 system
 of every experiment, its data rebuilt from the registry or its recorded recipe, plus a dense system
-drawn at random), rebuilds each experiment's aggregate table from its per-query tables and compares
-it with the committed one, redraws every figure and rebuilds the report from the stored tables, and
-ends with one line per paper (its claims' verdicts) and one line saying how many sampled rows
-reproduced on this CPU. No notebook runs, so the studies' own derived tables (verdicts, paper vs
-ours) are read as committed; the quick profile (``grainlab reproduce --profile quick``) is for
-development and CI smoke runs.
+drawn at random, and the reader rows of each study that keeps them: two per reader and setting
+rebuilt from their prompts and checked against the generation archive, two decoded again),
+rebuilds each experiment's aggregate table from its per-query tables and each study's derived
+tables (positions, contrasts, verdicts) from its stored runs where its module can
+(``studies.derived``), compares them with the committed ones, redraws every figure and rebuilds
+the report from the stored tables, and ends with one line per paper (its claims' verdicts) and
+one line saying how many sampled rows reproduced on this CPU. No notebook runs; the quick profile
+(``grainlab reproduce --profile quick``) is for development and CI smoke runs.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from grainlab.experiments.verify import VerifyReport, experiment_manifests, veri
 from grainlab.figures import Redrawn, draw_all
 from grainlab.packing import unpack_archives, unpack_tables
 from grainlab.publish import paper_lines, study_sections, write_report
+from grainlab.studies.derived import derived_differences
+from grainlab.studies.reader_checks import verify_readers
 
 DENSE_SAMPLE = ("chunk_size/full/covid_qa_stitched",)
 """Where the dense sample is drawn: Bhat et al.'s stitched COVID-QA (33 documents), whose
@@ -41,6 +45,7 @@ class Replay:
     figures: Redrawn
     headlines: list[str] = field(default_factory=list)
     aggregates: dict[str, list[str]] = field(default_factory=dict)
+    derived: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def aggregates_line(self) -> str:
@@ -49,9 +54,16 @@ class Replay:
                 "per-query tables match the committed ones")
 
     @property
+    def derived_line(self) -> str:
+        matching = sum(not problems for problems in self.derived.values())
+        return (f"{matching} of {len(self.derived)} derived study tables (positions, contrasts, verdicts) rebuilt "
+                "from their stored runs match the committed ones")
+
+    @property
     def verify_line(self) -> str:
         return (f"{self.verified.reproduced} of {self.verified.rows} sampled rows reproduced on this machine "
-                f"(CPU {cpu_name()}; {self.verified.systems} systems recomputed in {self.verified.seconds:.0f} s)")
+                f"(CPU {cpu_name()}; {self.verified.systems} systems recomputed and "
+                f"{self.verified.generations} generations decoded again in {self.verified.seconds:.0f} s)")
 
 
 def rebuilt_aggregates(results: Path) -> dict[str, list[str]]:
@@ -88,8 +100,8 @@ def record_run(results: Path, seconds: float, done: Replay) -> Path:
     return path
 
 
-def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1,
-           progress: Callable[[str], None] | None = None, figures: Path | None = None) -> Replay:
+def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1, reader_rows: int = 2,
+           regenerate: int = 2, progress: Callable[[str], None] | None = None, figures: Path | None = None) -> Replay:
     """Restore, verify a sample, redraw the figures (into ``figures``, default ``figures/``),
     rebuild the report, record the run; see the module docstring."""
     import time
@@ -104,10 +116,14 @@ def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1
     if dense_systems:
         checked.merge(verify(results, load, only=DENSE_SAMPLE, retrievers=("dense",), systems=dense_systems,
                              queries=queries, progress=progress))
+    if reader_rows:
+        checked.merge(verify_readers(results, load, per_stratum=reader_rows, regenerate=regenerate,
+                                     progress=progress))
     aggregates = rebuilt_aggregates(results)
+    derived = derived_differences(results)
     redrawn = draw_all(results, figures, "full", progress=progress is not None)
     html, _ = write_report("full", results=results, figures=figures)
-    done = Replay(checked, html, redrawn, headlines(results), aggregates)
+    done = Replay(checked, html, redrawn, headlines(results), aggregates, derived)
     record_run(results, time.perf_counter() - started, done)
     from grainlab.reproduce import refresh_run_times
 

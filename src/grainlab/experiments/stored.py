@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from grainlab.errors import GrainlabError
@@ -97,3 +99,38 @@ def aggregate_differences(folder: Path, tolerance: float = 1e-9) -> list[str]:
                  f"(n={int(row.count_committed)}), per-query tables give {row.mean_rebuilt:.6g} (n={int(row.count_rebuilt)})"
                  for row in wrong.itertuples()]
     return problems
+
+
+def table_differences(rebuilt: pd.DataFrame, committed: Path, tolerance: float = 1e-9) -> list[str]:
+    """How a committed CSV differs from the table that rebuilds it: columns, row count, and each
+    cell (numbers within ``tolerance``, relative or absolute; text exactly; missing equals missing).
+    ``rebuilt`` is read back through CSV first, so both sides have the types the file gives."""
+    if not committed.is_file():
+        return [f"{committed.name}: not committed"]
+    ours = pd.read_csv(io.StringIO(rebuilt.to_csv(index=False)))
+    theirs = pd.read_csv(committed)
+    if list(ours.columns) != list(theirs.columns):
+        added = [c for c in ours.columns if c not in theirs.columns]
+        missing = [c for c in theirs.columns if c not in ours.columns]
+        return [f"{committed.name}: columns " + ("; ".join(
+            ([f"added {', '.join(added)}"] if added else []) + ([f"missing {', '.join(missing)}"] if missing else []))
+            or "in another order")]
+    if len(ours) != len(theirs):
+        return [f"{committed.name}: {len(theirs)} rows committed, {len(ours)} rebuilt"]
+    problems = []
+    for column in ours.columns:
+        a, b = theirs[column], ours[column]
+        if pd.api.types.is_numeric_dtype(a) and pd.api.types.is_numeric_dtype(b):
+            x, y = a.astype(float).to_numpy(), b.astype(float).to_numpy()
+            same = np.isclose(x, y, rtol=tolerance, atol=tolerance) | (np.isnan(x) & np.isnan(y))
+        else:
+            same = (a.isna() & b.isna()) | (a.astype(str) == b.astype(str))
+        for row in np.flatnonzero(~np.asarray(same)):
+            problems.append(f"{committed.name}: row {row} {column}: committed {_shown(a.iloc[row])}, "
+                            f"rebuilt {_shown(b.iloc[row])}")
+    return problems
+
+
+def _shown(value: Any) -> str:
+    """A cell as a person reads it: numbers as Python prints them, text quoted."""
+    return repr(value.item() if isinstance(value, np.generic) else value)

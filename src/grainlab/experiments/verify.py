@@ -54,6 +54,8 @@ class Difference:
     stored: float | None
     recomputed: float | None
     blame: str
+    detail: str = ""
+    """What differs when it is not a number (a prediction's text, stored vs recomputed)."""
 
 
 @dataclass
@@ -63,6 +65,8 @@ class VerifyReport:
     rows: int = 0
     reproduced: int = 0
     systems: int = 0
+    generations: int = 0
+    """Reader rows decoded again (``experiments.reader_rows``)."""
     differences: list[Difference] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     damaged: list[str] = field(default_factory=list)
@@ -76,6 +80,7 @@ class VerifyReport:
         self.rows += other.rows
         self.reproduced += other.reproduced
         self.systems += other.systems
+        self.generations += other.generations
         self.differences += other.differences
         self.skipped += other.skipped
         self.damaged += other.damaged

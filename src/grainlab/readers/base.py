@@ -122,6 +122,18 @@ class Reader(ABC):
                     archive.append(key, hit)
         return hit
 
+    def archived(self, prompt: Prompt, archive: GenerationArchive, grammar: str | None = None) -> dict | None:
+        """The generation ``archive`` holds for this request, under its key or its legacy key;
+        nothing is read from the cache or written anywhere (what ``grainlab verify`` checks)."""
+        hit = archive.get(self._key(prompt, grammar))
+        legacy = self._legacy_key(prompt, grammar) if hit is None else None
+        return archive.get(legacy) if legacy is not None else hit
+
+    def regenerate(self, prompt: Prompt, grammar: str | None = None) -> Generation:
+        """A fresh generation for ``prompt``: decoded now, neither looked up nor stored."""
+        self.check_fits(prompt)
+        return self._generate_batch([prompt], grammar)[0]
+
     def generate(self, prompts: Sequence[Prompt], progress: bool = True, grammar: str | None = None) -> list[Generation]:
         """One generation per prompt, from the cache (or the reader's ``archive``) where possible;
         each batch is saved when done (and appended to the archive).

@@ -6,19 +6,35 @@ Generations are cached by the reader one prompt at a time, so an interrupted run
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import random
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from grainlab.data.lost_in_the_middle import KVExample, MultiDocExample
+from grainlab.data import load_dataset
+from grainlab.data.lost_in_the_middle import (
+    KVExample,
+    MultiDocExample,
+    load_kv_examples,
+    load_official_multidoc,
+)
+from grainlab.data.types import Dataset
 from grainlab.evaluation.answers import best_subspan_em, first_line, kv_accuracy
 from grainlab.evaluation.significance import bootstrap_ci, paired_comparison
 from grainlab.evaluation.verdicts import NOT_REPRODUCED, REPRODUCED
-from grainlab.readers import limits
+from grainlab.experiments.reader_rows import ReaderRow, ReaderRows
+from grainlab.experiments.tables import paired_between
+from grainlab.readers import get_reader, limits
 from grainlab.readers.base import Reader
 from grainlab.readers.prompts import closedbook_prompt, kv_prompt, qa_prompt
-from grainlab.studies.claims import Claim
+from grainlab.studies.claims import Claim, verdict_table
+from grainlab.studies.multidoc import build_multidoc_examples
 from grainlab.studies.report import Report
+from grainlab.studies.token_limits import token_limit_table
 
 # Liu et al. (TACL 2024), GPT-3.5-Turbo on NQ-open, best_subspan_em; positions are 1-based.
 PAPER_QA = pd.DataFrame(
@@ -45,24 +61,42 @@ def _rows(reader: Reader, jobs: list[dict], prompts: list[str], score) -> pd.Dat
     return pd.DataFrame(rows)
 
 
+def qa_row_prompt(example: MultiDocExample, n_docs: int, gold_index: int) -> str:
+    """The prompt of one QA row: closed-book (``n_docs`` 0), the oracle (the gold passage alone:
+    ``n_docs`` 1), else ``n_docs`` documents with the gold one at ``gold_index`` (0-based)."""
+    if n_docs == 0:
+        return closedbook_prompt(example.question)
+    if n_docs == 1:
+        return qa_prompt(example.question, [example.gold])
+    return qa_prompt(example.question, example.documents(n_docs, gold_index))
+
+
+def kv_row_prompt(example: KVExample, gold_index: int) -> str:
+    """The prompt of one key–value row: the queried pair at ``gold_index`` (0-based)."""
+    return kv_prompt(example.with_gold_at(gold_index), example.key)
+
+
 def qa_position_runs(examples: Sequence[MultiDocExample], reader: Reader,
                      settings: dict[int, Sequence[int]], closed_book: bool = True,
                      oracle: bool = True) -> pd.DataFrame:
     """``settings`` maps a document count to the gold positions to test (0-based)."""
-    jobs, prompts = [], []
+    jobs = []
     for example in examples:
         base = {"qid": example.qid, "answers": "|".join(example.answers)}
         for n_docs, golds in settings.items():
-            for gold in golds:
-                jobs.append({**base, "setting": f"{n_docs} documents", "n_docs": n_docs, "gold_index": gold})
-                prompts.append(qa_prompt(example.question, example.documents(n_docs, gold)))
+            jobs += [{**base, "setting": f"{n_docs} documents", "n_docs": n_docs, "gold_index": gold} for gold in golds]
         if closed_book:
             jobs.append({**base, "setting": "closed-book", "n_docs": 0, "gold_index": -1})
-            prompts.append(closedbook_prompt(example.question))
         if oracle:
             jobs.append({**base, "setting": "oracle", "n_docs": 1, "gold_index": 0})
-            prompts.append(qa_prompt(example.question, [example.gold]))
-    return _rows(reader, jobs, prompts, lambda job, text: best_subspan_em(text, job["answers"].split("|")))
+    by_qid = {example.qid: example for example in examples}
+    prompts = [qa_row_prompt(by_qid[job["qid"]], job["n_docs"], job["gold_index"]) for job in jobs]
+    return _rows(reader, jobs, prompts, lambda job, text: qa_score(text, job["answers"]))
+
+
+def qa_score(text: str, answers: str) -> float:
+    """A QA row's measure: best-subspan EM of the generation against its ``|``-joined answers."""
+    return best_subspan_em(text, answers.split("|"))
 
 
 def kv_position_runs(examples: Sequence[KVExample], reader: Reader, golds: Sequence[int]) -> pd.DataFrame:
@@ -74,7 +108,7 @@ def kv_position_runs(examples: Sequence[KVExample], reader: Reader, golds: Seque
         for gold in sorted(golds, reverse=True):
             jobs.append({"qid": f"kv-{number}", "setting": f"{len(example.records)} keys", "n_docs": len(example.records),
                          "gold_index": gold, "value": example.value})
-            prompts.append(kv_prompt(example.with_gold_at(gold), example.key))
+            prompts.append(kv_row_prompt(example, gold))
     return _rows(reader, jobs, prompts, lambda job, text: kv_accuracy(text, job["value"]))
 
 
@@ -238,3 +272,110 @@ def report(summary: pd.DataFrame, kv_summary: pd.DataFrame, note: str,
                      "setting": r.setting, "position": r.position, "paper": None, "ours": r.accuracy,
                      "ci_low": r.ci_low, "ci_high": r.ci_high, "n": r.n})
     return Report(f"Lost in the Middle (paper reader: {PAPER_READER})", pd.DataFrame(rows), note, verdicts=verdicts)
+
+
+def qa_examples(n_questions: int, n_docs: int, seed: int = 0, retriever: str = "bm25", official: bool = False,
+                load: Callable[[str], Dataset] = load_dataset) -> tuple[list[MultiDocExample], str]:
+    """The study's QA examples and where they come from: the paper's own ``n_docs``-document files
+    (``official``), else ``n_questions`` NQ-open oracle questions drawn by ``seed`` with ``n_docs − 1``
+    distractors retrieved by ``retriever`` from the other questions' gold passages."""
+    if official:
+        return load_official_multidoc(n_docs, 0)[:n_questions], "the paper's files"
+    pool = load("nq_open_oracle")
+    question_ids = sorted(pool.queries, key=lambda q: int(q.split("-")[1]))
+    random.Random(seed).shuffle(question_ids)
+    examples = build_multidoc_examples(pool, n_distractors=n_docs - 1, retriever=retriever,
+                                       question_ids=question_ids[:n_questions])
+    return examples, (f"built from nq-open-oracle: distractors by {examples[0].info['distractor_retriever']} over "
+                      f"{examples[0].info['pool_size']} gold passages of other questions")
+
+
+def kv_examples(n_keys: int, n_records: int, n_examples: int) -> list[KVExample]:
+    """The first ``n_examples`` key–value examples of the paper's ``n_keys``-key file, each cut to
+    ``n_records`` records."""
+    return [example.shortened(n_records) for example in load_kv_examples(n_keys)[:n_examples]]
+
+
+def _profiled(parameters: Mapping[str, Any], name: str) -> Any:
+    """A notebook parameter as the recorded profile ran it (``QUICK_<name>`` in the quick profile)."""
+    quick = parameters.get("profile") == "quick" and f"QUICK_{name}" in parameters
+    return parameters[f"QUICK_{name}" if quick else name]
+
+
+def stored_reader_rows(folder: Path, load: Callable[[str], Dataset]) -> ReaderRows:
+    """Every stored QA and key–value row of a run (``results/lost_in_the_middle/<profile>/``) with
+    its prompt rebuilt from the raw data by the code above, for ``grainlab verify``."""
+    parameters = json.loads((folder / "manifest.json").read_text("utf-8"))["parameters"]
+    settings = {int(n): golds for n, golds in _profiled(parameters, "SETTINGS").items()}
+    examples, _ = qa_examples(_profiled(parameters, "QUESTIONS"), max(settings), int(parameters["SEED"]),
+                              parameters["DISTRACTOR_RETRIEVER"], bool(parameters["USE_OFFICIAL_FILES"]), load)
+    by_qid = {example.qid: example for example in examples}
+    name = f"{folder.parent.name}/{folder.name}"
+    read = {"keep_default_na": False, "dtype": {"prediction": str, "answers": str, "value": str, "qid": str}}
+    rows = []
+    for r in pd.read_csv(folder / "qa_runs.csv", **read).itertuples():
+        setting = r.setting if r.n_docs < 2 else f"{r.setting}, gold {r.gold_index + 1}"
+        rows.append(ReaderRow(name, setting, r.qid, r.model, int(r.max_new_tokens),
+                              qa_row_prompt(by_qid[r.qid], int(r.n_docs), int(r.gold_index)), r.prediction,
+                              float(r.correct), "best_subspan_em", partial(qa_score, answers=r.answers), first_line,
+                              int(r.prompt_tokens)))
+    kv_path = folder / "kv_runs.csv"
+    if kv_path.exists():
+        kv = pd.read_csv(kv_path, **read)
+        numbers = kv["qid"].str.removeprefix("kv-").astype(int)
+        records = kv_examples(int(parameters["KV_KEYS"]), int(kv["n_docs"].iloc[0]), int(numbers.max()) + 1)
+        for r, number in zip(kv.itertuples(), numbers):
+            rows.append(ReaderRow(name, f"{r.setting}, key {r.gold_index + 1}", r.qid, r.model, int(r.max_new_tokens),
+                                  kv_row_prompt(records[number], int(r.gold_index)), r.prediction, float(r.correct),
+                                  "kv_accuracy", partial(kv_accuracy, value=r.value), first_line, int(r.prompt_tokens)))
+    backend, batch = parameters.get("BACKEND", "auto"), int(parameters.get("BATCH_SIZE", 4))
+    return ReaderRows(rows, lambda model, limit: get_reader(model, backend, max_new_tokens=limit, batch_size=batch))
+
+
+def qa_tables(qa_runs: pd.DataFrame, model: str, others: Sequence[str], n_resamples: int = 10_000,
+              seed: int = 0) -> dict[str, pd.DataFrame]:
+    """The QA tables derived from the QA runs, by file name: accuracy by position per reader, the
+    main ``model``'s first/last − middle contrasts, each of ``others`` against ``model`` position
+    by position, and what each reader does with the context (empty answers, lengths, time)."""
+    behaviour = (qa_runs.assign(empty=qa_runs["prediction"].fillna("").str.strip() == "")
+                 .groupby(["model", "setting"], sort=False)
+                 .agg(accuracy=("correct", "mean"), empty_share=("empty", "mean"),
+                      prompt_tokens=("prompt_tokens", "mean"), new_tokens=("new_tokens", "mean"),
+                      seconds=("seconds", "mean")).reset_index())
+    return {"qa_accuracy_by_position.csv": accuracy_by_position(qa_runs, n_resamples=n_resamples, seed=seed),
+            "qa_position_contrasts.csv": position_contrasts(qa_runs, n_resamples=n_resamples, seed=seed),
+            "qa_reader_tests.csv": paired_between(qa_runs, "model", [(m, model) for m in others], "correct",
+                                                  ["setting", "gold_index"], n_resamples=n_resamples, seed=seed),
+            "qa_behaviour.csv": behaviour}
+
+
+def kv_tables(kv_runs: pd.DataFrame, n_resamples: int = 10_000, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """The key–value tables derived from the key–value runs, by file name."""
+    return {"kv_accuracy_by_position.csv": accuracy_by_position(kv_runs, n_resamples=n_resamples, seed=seed),
+            "kv_position_contrasts.csv": position_contrasts(kv_runs, n_resamples=n_resamples, seed=seed)}
+
+
+def claim_tables(qa_runs: pd.DataFrame, kv_runs: pd.DataFrame, n_resamples: int = 10_000,
+                 seed: int = 0) -> dict[str, pd.DataFrame]:
+    """The tables the claims are read from, by file name: generations at their token limit, the
+    verdicts (every reader × setting's first and last against the middle, one Holm family) and the
+    curve's shape read from them."""
+    runs = pd.concat([qa_runs, kv_runs], ignore_index=True)
+    positioned = with_position(runs)
+    verdicts = verdict_table(positioned, claims(positioned), system_col="position", value_col="correct",
+                             n_resamples=n_resamples, seed=seed)
+    return {"token_limits.csv": token_limit_table(runs), "verdicts.csv": verdicts,
+            "curve_shape.csv": curve_shape(verdicts)}
+
+
+def derived_tables(folder: Path) -> dict[str, pd.DataFrame]:
+    """Every table a run (``results/lost_in_the_middle/<profile>/``) derives from its stored runs,
+    rebuilt by the functions above with the parameters its manifest records (the main job compares
+    them with the committed files)."""
+    parameters = json.loads((folder / "manifest.json").read_text("utf-8"))["parameters"]
+    n, seed = int(parameters["N_RESAMPLES"]), int(parameters["SEED"])
+    qa_runs = pd.read_csv(folder / "qa_runs.csv")
+    kv_runs = pd.read_csv(folder / "kv_runs.csv")
+    others = list(_profiled(parameters, "COMPARE_READERS"))
+    return {**qa_tables(qa_runs, parameters["MODEL"], others, n, seed), **kv_tables(kv_runs, n, seed),
+            **claim_tables(qa_runs, kv_runs, n, seed)}

@@ -1,0 +1,82 @@
+"""A study's derived tables (positions, contrasts, verdicts …) rebuilt from its stored runs.
+
+A study module that can rebuild what its notebook derives defines ``derived_tables(folder)``
+(``{file name: table}`` for ``results/<study>/<profile>/``); the main job rebuilds each and compares it
+with the committed file (:func:`derived_differences`). :func:`write_superseded` replaces a committed
+table only when the rebuilt one proves it superseded: the same rows and the same values in every
+committed column, with columns added by newer code. Any other difference is a changed result,
+which needs the notebook's re-run and a reviewer, never a silent rewrite.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from grainlab.experiments.stored import table_differences
+from grainlab.files import atomic_write_text
+
+
+def derived_runs(results: Path, only: Iterable[str] = ()) -> list[tuple[Path, Callable[[Path], dict]]]:
+    """``(folder, derived_tables)`` for each ``results/<study>/<profile>/`` with a manifest whose
+    study module rebuilds its derived tables (only those starting with one of ``only``)."""
+    found = []
+    for manifest in sorted(results.glob("*/*/manifest.json")):
+        folder = manifest.parent
+        name = f"{folder.parent.name}/{folder.name}"
+        if only and not any(name.startswith(prefix) for prefix in only):
+            continue
+        module = f"grainlab.studies.{folder.parent.name}"
+        if importlib.util.find_spec(module) is None:
+            continue
+        rebuild = getattr(importlib.import_module(module), "derived_tables", None)
+        if rebuild is not None:
+            found.append((folder, rebuild))
+    return found
+
+
+def derived_differences(results: Path, only: Iterable[str] = ()) -> dict[str, list[str]]:
+    """``{<study>/<profile>/<table>: differences}`` for every derived table (none: it matches)."""
+    out = {}
+    for folder, rebuild in derived_runs(results, only):
+        for name, table in rebuild(folder).items():
+            out[f"{folder.parent.name}/{folder.name}/{name}"] = table_differences(table, folder / name)
+    return out
+
+
+def only_added_columns(rebuilt: pd.DataFrame, committed: Path) -> bool:
+    """Whether ``rebuilt`` equals the committed table on all its rows and columns, adding columns."""
+    if not committed.is_file():
+        return False
+    columns = list(pd.read_csv(committed, nrows=0).columns)
+    if not set(columns) < set(rebuilt.columns):
+        return False
+    return not table_differences(rebuilt[columns], committed)
+
+
+def write_superseded(results: Path, only: Iterable[str] = ()) -> tuple[list[Path], dict[str, list[str]]]:
+    """Write each rebuilt derived table that proves its committed file superseded
+    (:func:`only_added_columns`); returns the files written and the tables refused, with why."""
+    written, refused = [], {}
+    for folder, rebuild in derived_runs(results, only):
+        for name, table in rebuild(folder).items():
+            path = folder / name
+            problems = table_differences(table, path)
+            if not problems:
+                continue
+            if only_added_columns(table, path):
+                atomic_write_text(path, table.to_csv(index=False))
+                written.append(path)
+            else:
+                refused[f"{folder.parent.name}/{folder.name}/{name}"] = problems
+    return written, refused
+
+
+def save_tables(tables: dict[str, pd.DataFrame], folder: Path) -> None:
+    """Write ``{file name: table}`` into ``folder`` as CSV (atomically; what :func:`derived_differences` reads)."""
+    for name, table in tables.items():
+        atomic_write_text(folder / name, table.to_csv(index=False))
