@@ -67,7 +67,8 @@ from grainlab.experiments import chunk_corpus, retriever_label, run_experiment
 from grainlab.figures import show_figure
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import hybrid_rerank as study
-from grainlab.studies.claims import verdict_table, view
+from grainlab.studies.claims import view
+from grainlab.studies.derived import save_tables
 
 SETUP = notebook_setup("hybrid_rerank", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -83,14 +84,14 @@ print(f"{DATASET}: {len(data.corpus)} documents, {len(data.queries)} queries; re
 # Each pipeline is a system with stages; the engine scores every stage and keeps its runs.
 
 # %%
-GRANULARITIES = {"documents": ("none", None), "256-token chunks": (CHUNKER, CHUNK_MAX_LENGTH)}
+GRANULARITIES = study.granularities(CHUNKER, CHUNK_MAX_LENGTH)
 results = {}
 for granularity, (chunker, max_length) in GRANULARITIES.items():
     specs = ["bm25"] + [f"dense(model={m},index={DENSE_INDEX})" if max_length is None
                         else f"dense(model={m},max_length={max_length},index={DENSE_INDEX})" for m in DENSE_MODELS]
     systems = study.systems({retriever_label(s): s for s in specs}, chunker, granularity, fusions=("rrf", "minmax"), reranker=RERANKER,
                             candidate_k=CANDIDATE_K, rerank_k=rerank_k, context_k=CONTEXT_K, rrf_k=RRF_K)
-    folder = granularity.replace(" ", "_")
+    folder = study.experiment_folder(granularity)
     results[granularity] = run_experiment(data, systems, study.MEASURES, name=f"hybrid_rerank/{PROFILE}/{folder}",
                                           save_runs=True, n_resamples=N_RESAMPLES, seed=SEED)
     print(granularity, int(results[granularity].systems["n_units"].iloc[0]), "units")
@@ -162,10 +163,9 @@ display(latency.pivot_table(index=["granularity", "system"], columns="stage", va
 # nDCG@10 of the final context, paired t-test and randomization test, Holm-corrected.
 
 # %%
-sig = pd.concat([study.significance_vs_best_single(per_query[per_query["granularity"] == g], singles,
-                                                   n_resamples=N_RESAMPLES, seed=SEED).assign(granularity=g)
-                 for g in GRANULARITIES], ignore_index=True)
-sig.to_csv(RESULTS / "significance.csv", index=False)
+tested = study.tested_tables(per_query, singles, RERANKER, n_resamples=N_RESAMPLES, seed=SEED)
+save_tables(tested, RESULTS)
+sig = tested["significance.csv"]
 display(sig[["granularity", "system", "baseline", "mean", "baseline_mean", "wins", "ties", "losses",
              "p_ttest_holm", "p_randomization_holm"]].round(4))
 
@@ -186,8 +186,7 @@ display(sweep[sweep["measure"] == "nDCG@10"].pivot_table(index=["granularity", "
 # randomization tests over the queries, Holm over all rows; verdicts computed from them.
 
 # %%
-verdicts = verdict_table(per_query, study.claims(per_query, singles, f"reranker {RERANKER.split('/')[-1]}"),
-                         n_resamples=N_RESAMPLES, seed=SEED)
+verdicts = tested["verdicts.csv"]
 display(view(verdicts, ["granularity", "system", "baseline", "ours", "p_holm", "verdict", "queries_needed"]))
 
 # %% [markdown]

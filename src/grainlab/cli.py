@@ -237,13 +237,15 @@ def cmd_tables(args: argparse.Namespace) -> int:
 
     results = Path(args.results) if args.results else settings.results_dir()
     if args.write:
-        written, refused = write_superseded(results, only=args.only)
+        written, refused = write_superseded(results, only=args.only, accept=args.accept)
         for path in written:
-            print(f"rewritten (the same values, columns added): {path}")
+            print(f"rewritten: {path}")
         for table, problems in refused.items():
-            print(f"grainlab: {table}: not rewritten, its values changed (re-run its notebook and review the "
-                  f"diff): {problems[0]}", file=sys.stderr)
+            print(f"grainlab: {table}: not rewritten, its values changed ({'; '.join(problems[:4])}): review "
+                  f"`git diff` after `--accept {table}`, or re-run its notebook", file=sys.stderr)
         return 1 if refused else 0
+    if args.accept:
+        raise ConfigError("--accept rewrites tables: give it with --write")
     differences = derived_differences(results, only=args.only)
     for table, problems in differences.items():
         for problem in problems[:5]:
@@ -500,6 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true",
                    help="rewrite a committed table only where the rebuilt one proves it superseded (every committed "
                         "value the same, columns added); any other difference is refused and named")
+    p.add_argument("--accept", nargs="*", default=[], metavar="PREFIX",
+                   help="with --write: also rewrite these tables (prefixes, e.g. hybrid_rerank/full/verdicts.csv) "
+                        "although their values changed, after reviewing the change")
     p.add_argument("--results", help="results folder (default $GRAINLAB_RESULTS or results/)")
     p.set_defaults(func=cmd_tables)
 

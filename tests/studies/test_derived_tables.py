@@ -67,6 +67,15 @@ def test_the_committed_tables_are_what_the_stored_runs_give(results):
     assert all(problems == [] for problems in differences.values()), differences
 
 
+def test_every_committed_derived_table_is_what_its_stored_runs_give():
+    results = COMMITTED.parents[1]
+    studies = {folder.parent.name for folder, _ in derived_runs(results)}
+    assert studies >= {"lost_in_the_middle", "hybrid_rerank"}
+    differences = derived_differences(results)
+    assert {"hybrid_rerank/full/significance.csv", "hybrid_rerank/full/verdicts.csv"} <= set(differences)
+    assert all(problems == [] for problems in differences.values()), differences
+
+
 def test_a_changed_derivation_without_a_re_run_is_caught(results, monkeypatch):
     real = lost_in_the_middle.accuracy_by_position
     monkeypatch.setattr(lost_in_the_middle, "accuracy_by_position",
@@ -88,9 +97,15 @@ def test_write_rewrites_added_columns_and_refuses_changed_values(results):
     assert written == [folder / "verdicts.csv"] and list(refused) == ["lost_in_the_middle/full/curve_shape.csv"]
     assert table_differences(pd.read_csv(COMMITTED / "verdicts.csv"), folder / "verdicts.csv") == []
     assert (pd.read_csv(folder / "curve_shape.csv")["shape"] == "flat").all()  # kept, never overwritten
+    assert refused["lost_in_the_middle/full/curve_shape.csv"] == ["shape changed in 6 rows"]
     assert main(["tables", "--results", str(results), "--write"]) == 1
+    written, refused = write_superseded(results, accept=["lost_in_the_middle/full/curve_shape"])  # reviewed
+    assert written == [folder / "curve_shape.csv"] and refused == {}
+    assert table_differences(pd.read_csv(COMMITTED / "curve_shape.csv"), folder / "curve_shape.csv") == []
 
 
 def test_tables_says_what_to_do_when_no_study_rebuilds(tmp_path, capsys):
     assert main(["tables", "--results", str(tmp_path)]) == 2
     assert "no study under the results folder rebuilds its derived tables" in capsys.readouterr().err
+    assert main(["tables", "--results", str(tmp_path), "--accept", "x"]) == 2
+    assert "--accept rewrites tables: give it with --write" in capsys.readouterr().err

@@ -134,3 +134,12 @@ def table_differences(rebuilt: pd.DataFrame, committed: Path, tolerance: float =
 def _shown(value: Any) -> str:
     """A cell as a person reads it: numbers as Python prints them, text quoted."""
     return repr(value.item() if isinstance(value, np.generic) else value)
+
+
+def stored_systems(folder: Path) -> pd.DataFrame:
+    """The experiment's systems as its manifest records them: one row per system (``system``,
+    its tags, ``n_units``, ``mean_unit_tokens``), the shape of ``ExperimentResult.systems``' label
+    and tag columns."""
+    manifest = experiment_manifest(folder)
+    return pd.DataFrame([{"system": display, **(entry.get("tags") or {}), **{c: entry.get(c) for c in UNIT_COLUMNS}}
+                         for display, entry in manifest["systems"].items()])

@@ -4,8 +4,9 @@ A study module that can rebuild what its notebook derives defines ``derived_tabl
 (``{file name: table}`` for ``results/<study>/<profile>/``); the main job rebuilds each and compares it
 with the committed file (:func:`derived_differences`). :func:`write_superseded` replaces a committed
 table only when the rebuilt one proves it superseded: the same rows and the same values in every
-committed column, with columns added by newer code. Any other difference is a changed result,
-which needs the notebook's re-run and a reviewer, never a silent rewrite.
+committed column, with columns added by newer code. Any other difference is a changed result: it is refused and
+named, and rewritten only when a reviewer accepts that table by name (``grainlab tables --write
+--accept PREFIX``), never silently.
 """
 
 from __future__ import annotations
@@ -58,22 +59,39 @@ def only_added_columns(rebuilt: pd.DataFrame, committed: Path) -> bool:
     return not table_differences(rebuilt[columns], committed)
 
 
-def write_superseded(results: Path, only: Iterable[str] = ()) -> tuple[list[Path], dict[str, list[str]]]:
+def write_superseded(results: Path, only: Iterable[str] = (),
+                     accept: Iterable[str] = ()) -> tuple[list[Path], dict[str, list[str]]]:
     """Write each rebuilt derived table that proves its committed file superseded
-    (:func:`only_added_columns`); returns the files written and the tables refused, with why."""
+    (:func:`only_added_columns`), and each whose values changed under a prefix of ``accept`` (a
+    reviewed change: the stored runs are the committed ones, the derivation is the current code,
+    and git keeps the old file); returns the files written and the tables refused, with why."""
+    accept = tuple(accept)
     written, refused = [], {}
     for folder, rebuild in derived_runs(results, only):
         for name, table in rebuild(folder).items():
             path = folder / name
+            label = f"{folder.parent.name}/{folder.name}/{name}"
             problems = table_differences(table, path)
             if not problems:
                 continue
-            if only_added_columns(table, path):
+            if only_added_columns(table, path) or any(label.startswith(prefix) for prefix in accept):
                 atomic_write_text(path, table.to_csv(index=False))
                 written.append(path)
             else:
-                refused[f"{folder.parent.name}/{folder.name}/{name}"] = problems
+                refused[label] = changed_cells(table, path) or problems
     return written, refused
+
+
+def changed_cells(rebuilt: pd.DataFrame, committed: Path) -> list[str]:
+    """The committed columns whose values the rebuilt table changes, with how many rows each
+    (empty when the two cannot be compared cell by cell)."""
+    columns = [c for c in pd.read_csv(committed, nrows=0).columns if c in rebuilt.columns]
+    counts: dict[str, int] = {}
+    for problem in table_differences(rebuilt[columns], committed):
+        if " row " in problem:
+            column = problem.split(" row ", 1)[1].split(" ", 1)[1].split(":", 1)[0]
+            counts[column] = counts.get(column, 0) + 1
+    return [f"{column} changed in {n} rows" for column, n in counts.items()]
 
 
 def save_tables(tables: dict[str, pd.DataFrame], folder: Path) -> None:

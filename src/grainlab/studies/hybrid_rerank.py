@@ -9,16 +9,19 @@ sweeps, and the queries the reranker cannot help.
 from __future__ import annotations
 
 import itertools
+import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 
 from grainlab.evaluation.measures import evaluate_run
 from grainlab.evaluation.significance import compare_to_baseline
 from grainlab.experiments import ExperimentResult, Stages, System
+from grainlab.experiments.stored import stored_per_query, stored_systems
 from grainlab.retrieval.aggregate import collapse_to_documents
 from grainlab.retrieval.fusion import rrf, score_fusion
-from grainlab.studies.claims import Claim
+from grainlab.studies.claims import Claim, verdict_table
 from grainlab.studies.report import Report
 from grainlab.types import Chunk, Run
 
@@ -180,3 +183,37 @@ def report(aggregate: pd.DataFrame, singles: Sequence[str], note: str, verdicts:
                          "ours": round(float(value), 4), "vs best single": round(float(value - best_single), 4)})
     return Report("Hybrid search and reranking (SciFact, nDCG@10 of the final context)", pd.DataFrame(rows), note,
                   floatfmt=".4f", verdicts=verdicts)
+
+
+def granularities(chunker: str, chunk_max_length: int | None) -> dict[str, tuple[str, int | None]]:
+    """The two granularities the study compares, each with its chunker and the dense encoders'
+    ``max_length`` (``None``: the encoder's own): whole documents, then ``chunker``'s chunks."""
+    return {"documents": ("none", None), "256-token chunks": (chunker, chunk_max_length)}
+
+
+def experiment_folder(granularity: str) -> str:
+    """The folder of a granularity's experiment under ``results/hybrid_rerank/<profile>/``."""
+    return granularity.replace(" ", "_")
+
+
+def tested_tables(per_query: pd.DataFrame, singles: Sequence[str], reranker: str, n_resamples: int = 10_000,
+                  seed: int = 0) -> dict[str, pd.DataFrame]:
+    """The tables the claims are read from, by file name: every system against the best single
+    retriever per granularity (``significance.csv``) and the verdicts of :func:`claims`."""
+    significance = pd.concat(
+        [significance_vs_best_single(part, singles, n_resamples=n_resamples, seed=seed).assign(granularity=g)
+         for g, part in per_query.groupby("granularity", sort=False)], ignore_index=True)
+    verdicts = verdict_table(per_query, claims(per_query, singles, f"reranker {reranker.split('/')[-1]}"),
+                             n_resamples=n_resamples, seed=seed)
+    return {"significance.csv": significance, "verdicts.csv": verdicts}
+
+
+def derived_tables(folder: Path) -> dict[str, pd.DataFrame]:
+    """:func:`tested_tables` rebuilt from a run's stored per-query tables
+    (``results/hybrid_rerank/<profile>/``) with the parameters its manifest records."""
+    parameters = json.loads((folder / "manifest.json").read_text("utf-8"))["parameters"]
+    names = [experiment_folder(g) for g in granularities(parameters["CHUNKER"], parameters["CHUNK_MAX_LENGTH"])]
+    per_query = pd.concat([stored_per_query(folder / name) for name in names], ignore_index=True)
+    singles = single_labels(stored_systems(folder / names[0]))
+    return tested_tables(per_query, singles, parameters["RERANKER"], int(parameters["N_RESAMPLES"]),
+                         int(parameters["SEED"]))
