@@ -91,15 +91,14 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from grainlab.data import gold_clusters, load_dataset, sample_dataset
-from grainlab.evaluation.registry import ANSWER_RECALL
-from grainlab.experiments import System, means_with_ci, paired_between, rank, run_experiment
+from grainlab.experiments import System, rank, run_experiment
 from grainlab.figures import show_figure
 from grainlab.readers import choose_backend, get_reader
 from grainlab.reproduce import notebook_setup
 from grainlab.studies import longrag as study
-from grainlab.studies.claims import verdict_table, view
+from grainlab.studies.claims import view
+from grainlab.studies.derived import save_tables
 from grainlab.studies.longrag import (
-    confidence_table,
     document_corpus,
     first_articles,
     long_reader_runs,
@@ -107,7 +106,6 @@ from grainlab.studies.longrag import (
     passage_corpus,
     similarity_groups,
 )
-from grainlab.studies.token_limits import token_limit_table
 
 SETUP = notebook_setup("longrag", PROFILE, MIRROR)
 QUICK, RESULTS, FIGURES = SETUP.quick, SETUP.results, SETUP.figures
@@ -134,7 +132,7 @@ for unit, data in units.items():
                for w in (QUICK_MAXP_WINDOWS if QUICK else MAXP_WINDOWS)}
     result = run_experiment(data, study.systems(unit, DENSE, PIECES, long_dense, maxp={MAXP_ENCODER: (MAXP_DENSE, windows)}),
                             study.measures(KS),
-                            name=f"longrag/{PROFILE}/{unit.replace(' ', '_')}", n_resamples=N_RESAMPLES, seed=SEED)
+                            name=f"longrag/{PROFILE}/{study.experiment_folder(unit)}", n_resamples=N_RESAMPLES, seed=SEED)
     aggregates.append(result.aggregate.assign(corpus_size=len(data.corpus)))
     unit_per_query.append(result.per_query)
 table = study.recall_table(pd.concat(aggregates, ignore_index=True))
@@ -199,16 +197,11 @@ for model, n_questions in (QUICK_READERS if QUICK else READERS).items():
     runs.append(long_reader_runs(ranked, reader, question_ids[:n_questions], budget))
 reader_rows = pd.concat(runs, ignore_index=True)
 reader_rows.to_csv(RESULTS / "reader_runs.csv", index=False)
-token_limits = token_limit_table(reader_rows)  # long answers that used the whole budget (> 2%: no verdict)
-token_limits.to_csv(RESULTS / "token_limits.csv", index=False)
-display(token_limits.round(3))
-reader_table = means_with_ci(reader_rows, ["model", "setting"], ["em", "answer_in_long", "context_has_answer"],
-                             N_RESAMPLES, SEED)
-reader_table.insert(3, "budget tokens", [0 if s == "closed-book" else budget for s in reader_table["setting"]])
-by_setting = reader_rows.groupby(["model", "setting"], sort=False)
-reader_table["extracted share"] = by_setting["extracted"].mean().to_numpy()
-reader_table["mean prompt tokens"] = by_setting["prompt_tokens"].mean().to_numpy()
-reader_table.to_csv(RESULTS / "reader_em.csv", index=False)
+models = list(QUICK_READERS if QUICK else READERS)
+reader_tables = study.reader_tables(reader_rows, models, budget, n_resamples=N_RESAMPLES, seed=SEED)
+save_tables(reader_tables, RESULTS)
+display(reader_tables["token_limits.csv"].round(3))  # long answers that used the whole budget (> 2%: no verdict)
+reader_table = reader_tables["reader_em.csv"]
 display(reader_table.round(3))
 display(reader_rows[["model", "setting", "long_answer", "short_answer", "answers", "em"]].head(8))
 show_figure("longrag_reader_", RESULTS, FIGURES)  # one figure per reader
@@ -218,21 +211,14 @@ show_figure("longrag_reader_", RESULTS, FIGURES)  # one figure per reader
 # randomization test, Holm over all rows).
 
 # %%
-models = list(QUICK_READERS if QUICK else READERS)
-reader_tests = pd.concat([paired_between(reader_rows, "model", [(m, models[0]) for m in models[1:]], value, "setting",
-                                         n_resamples=N_RESAMPLES, seed=SEED).assign(measure=value)
-                          for value in ("em", "answer_in_long")], ignore_index=True)
-reader_tests.to_csv(RESULTS / "reader_size_tests.csv", index=False)
-display(reader_tests.round(3))
+display(reader_tables["reader_size_tests.csv"].round(3))
 
 # %% [markdown]
 # How sure is each reader? Its geometric-mean token probability over the long answer, for right
 # and wrong answers; AUROC 0.5 means its confidence says nothing about correctness.
 
 # %%
-confidence = confidence_table(reader_rows)
-confidence.to_csv(RESULTS / "reader_confidence.csv", index=False)
-display(confidence.round(3))
+display(reader_tables["reader_confidence.csv"].round(3))
 
 # %% [markdown]
 # ## The claims, tested
@@ -244,17 +230,12 @@ display(confidence.round(3))
 # (`clusters`, `design_effect`).
 
 # %%
-corpus_note = (f"{len(units['passages'].corpus)} passages / {len(units['documents'].corpus)} documents / "
-               f"{len(units['grouped documents'].corpus)} groups (paper: 22M / 3M / 600K)")
 gold_document = gold_clusters(units["documents"])  # a question's title document: the unit questions share
-recall_rows = study.claim_rows(pd.concat(unit_per_query, ignore_index=True), MAXP_ENCODER)
-verdicts = pd.concat([
-    verdict_table(recall_rows.assign(document=recall_rows["qid"].map(gold_document)),
-                  study.recall_claims(ANSWER_RECALL @ 1, corpus_note, MAXP_ENCODER), system_col="unit",
-                  n_resamples=N_RESAMPLES, seed=SEED, cluster_col="document").assign(family="answer recall"),
-    verdict_table(reader_rows.assign(document=reader_rows["qid"].map(gold_document)), study.reader_claims(models),
-                  system_col="setting", value_col="em", n_resamples=N_RESAMPLES, seed=SEED,
-                  cluster_col="document").assign(family="reader EM")], ignore_index=True)
+tested = study.tested_tables(pd.concat(unit_per_query, ignore_index=True), reader_rows, gold_document, models,
+                             study.corpus_note({unit: len(data.corpus) for unit, data in units.items()}), MAXP_ENCODER,
+                             n_resamples=N_RESAMPLES, seed=SEED)
+save_tables(tested, RESULTS)
+verdicts = tested["verdicts.csv"]
 display(view(verdicts, ["family", "claim", "retriever", "model", "ours", "p_holm", "verdict", "queries_needed",
                         "clusters", "design_effect", "share_at_limit"]))
 

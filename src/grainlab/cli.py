@@ -233,11 +233,15 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_tables(args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from grainlab.data import load_dataset
     from grainlab.studies.derived import derived_differences, write_superseded
 
     results = Path(args.results) if args.results else settings.results_dir()
+    load = partial(load_dataset, allow_download=False)
     if args.write:
-        written, refused = write_superseded(results, only=args.only, accept=args.accept)
+        written, refused = write_superseded(results, load, only=args.only, accept=args.accept)
         for path in written:
             print(f"rewritten: {path}")
         for table, problems in refused.items():
@@ -246,7 +250,7 @@ def cmd_tables(args: argparse.Namespace) -> int:
         return 1 if refused else 0
     if args.accept:
         raise ConfigError("--accept rewrites tables: give it with --write")
-    differences = derived_differences(results, only=args.only)
+    differences = derived_differences(results, load, only=args.only)
     for table, problems in differences.items():
         for problem in problems[:5]:
             print(f"DIFFERS: {table}: {problem}")

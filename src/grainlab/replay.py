@@ -120,7 +120,7 @@ def replay(results: Path | None = None, queries: int = 2, dense_systems: int = 1
         checked.merge(verify_readers(results, load, per_stratum=reader_rows, regenerate=regenerate,
                                      progress=progress))
     aggregates = rebuilt_aggregates(results)
-    derived = derived_differences(results)
+    derived = derived_differences(results, load)
     redrawn = draw_all(results, figures, "full", progress=progress is not None)
     html, _ = write_report("full", results=results, figures=figures)
     done = Replay(checked, html, redrawn, headlines(results), aggregates, derived)

@@ -10,6 +10,8 @@ from grainlab.evaluation.verdicts import (
     NOT_REPRODUCED,
     REPRODUCED,
     queries_needed,
+    smallest_p,
+    untestable_by_units,
     verdict,
     verdict_row,
 )
@@ -50,3 +52,14 @@ def test_a_row_carries_effect_interval_and_what_an_inconclusive_test_would_need(
     assert row["queries_needed"] == queries_needed(float(differences.std(ddof=1)), 0.05)
     reproduced = verdict_row(differences + 0.2, p_holm=0.001, direction=+1, n_resamples=500)
     assert reproduced["verdict"] == REPRODUCED and reproduced["queries_needed"] is None
+
+
+def test_smallest_p_enumerates_flips_then_is_floored_by_the_resamples():
+    assert smallest_p(1) == 1.0 and smallest_p(3) == 2 / 8 and smallest_p(13, n_resamples=10_000) == 2 / 8192
+    assert smallest_p(14, n_resamples=10_000) == 2 / 10_001  # 2^14 flips exceed the resamples drawn
+
+
+def test_smallest_p_of_thousands_of_units_does_not_overflow():
+    """2.0 ** 2655 overflows a float: LongRAG's 2,655 questions raised OverflowError in the verdicts."""
+    assert smallest_p(2_655) == smallest_p(5_000) == 2 / 10_001
+    assert untestable_by_units([2_655, 2_655, 48]) == [False, False, False]

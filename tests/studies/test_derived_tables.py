@@ -3,12 +3,14 @@ are what its runs give, a changed derivation is caught, and a committed table is
 when the rebuilt one proves it superseded (columns added, every committed value the same)."""
 
 import shutil
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from grainlab.cli import main
+from grainlab.data import load_dataset
 from grainlab.experiments.stored import table_differences
 from grainlab.studies import lost_in_the_middle
 from grainlab.studies.derived import (
@@ -18,6 +20,7 @@ from grainlab.studies.derived import (
     write_superseded,
 )
 
+LOAD = partial(load_dataset, allow_download=False)
 COMMITTED = Path(__file__).resolve().parents[2] / "results" / "lost_in_the_middle" / "full"
 TABLES = {"qa_accuracy_by_position.csv", "qa_position_contrasts.csv", "qa_reader_tests.csv", "qa_behaviour.csv",
           "kv_accuracy_by_position.csv", "kv_position_contrasts.csv", "token_limits.csv", "verdicts.csv",
@@ -62,17 +65,19 @@ def test_only_added_columns_is_the_one_proof_of_supersession(tmp_path):
 def test_the_committed_tables_are_what_the_stored_runs_give(results):
     assert [(folder.parent.name, rebuild) for folder, rebuild in derived_runs(results)] == [
         ("lost_in_the_middle", lost_in_the_middle.derived_tables)]
-    differences = derived_differences(results)
+    differences = derived_differences(results, LOAD)
     assert {name.rsplit("/", 1)[1] for name in differences} == TABLES
     assert all(problems == [] for problems in differences.values()), differences
 
 
-def test_every_committed_derived_table_is_what_its_stored_runs_give():
+@pytest.mark.mirror
+def test_every_committed_derived_table_is_what_its_stored_runs_give(mirror):
     results = COMMITTED.parents[1]
     studies = {folder.parent.name for folder, _ in derived_runs(results)}
-    assert studies >= {"lost_in_the_middle", "hybrid_rerank"}
-    differences = derived_differences(results)
-    assert {"hybrid_rerank/full/significance.csv", "hybrid_rerank/full/verdicts.csv"} <= set(differences)
+    assert studies >= {"lost_in_the_middle", "hybrid_rerank", "longrag"}
+    differences = derived_differences(results, partial(load_dataset, mirror=mirror, allow_download=False))
+    assert {"hybrid_rerank/full/significance.csv", "hybrid_rerank/full/verdicts.csv", "longrag/full/verdicts.csv",
+            "longrag/full/answer_recall.csv", "longrag/full/reader_em.csv"} <= set(differences)
     assert all(problems == [] for problems in differences.values()), differences
 
 
@@ -80,7 +85,7 @@ def test_a_changed_derivation_without_a_re_run_is_caught(results, monkeypatch):
     real = lost_in_the_middle.accuracy_by_position
     monkeypatch.setattr(lost_in_the_middle, "accuracy_by_position",
                         lambda runs, n_resamples, seed: real(runs, n_resamples=n_resamples, seed=seed + 1))
-    differences = derived_differences(results)
+    differences = derived_differences(results, LOAD)
     changed = {name.rsplit("/", 1)[1] for name, problems in differences.items() if problems}
     assert "qa_accuracy_by_position.csv" in changed  # its bootstrap intervals moved
     assert changed <= {"qa_accuracy_by_position.csv", "kv_accuracy_by_position.csv"}
@@ -93,13 +98,13 @@ def test_write_rewrites_added_columns_and_refuses_changed_values(results):
     verdicts.drop(columns=["clusters_needed"]).to_csv(folder / "verdicts.csv", index=False)  # an older run's table
     shapes = pd.read_csv(folder / "curve_shape.csv")
     shapes.assign(shape="flat").to_csv(folder / "curve_shape.csv", index=False)  # a changed value
-    written, refused = write_superseded(results)
+    written, refused = write_superseded(results, LOAD)
     assert written == [folder / "verdicts.csv"] and list(refused) == ["lost_in_the_middle/full/curve_shape.csv"]
     assert table_differences(pd.read_csv(COMMITTED / "verdicts.csv"), folder / "verdicts.csv") == []
     assert (pd.read_csv(folder / "curve_shape.csv")["shape"] == "flat").all()  # kept, never overwritten
     assert refused["lost_in_the_middle/full/curve_shape.csv"] == ["shape changed in 6 rows"]
     assert main(["tables", "--results", str(results), "--write"]) == 1
-    written, refused = write_superseded(results, accept=["lost_in_the_middle/full/curve_shape"])  # reviewed
+    written, refused = write_superseded(results, LOAD, accept=["lost_in_the_middle/full/curve_shape"])  # reviewed
     assert written == [folder / "curve_shape.csv"] and refused == {}
     assert table_differences(pd.read_csv(COMMITTED / "curve_shape.csv"), folder / "curve_shape.csv") == []
 

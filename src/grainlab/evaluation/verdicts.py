@@ -51,7 +51,8 @@ def smallest_p(units: int, n_resamples: int = 10_000) -> float:
     (pairs, or clusters): 2 / 2^units when every flip is enumerated, 2 / (resamples + 1) otherwise."""
     if units < 2:
         return 1.0
-    return min(1.0, 2.0 / min(2.0 ** units, n_resamples + 1))
+    flips = n_resamples + 1 if units > math.log2(n_resamples + 1) else 2.0 ** units  # 2^units overflows a float
+    return min(1.0, 2.0 / flips)
 
 
 def clusters_needed(family_size: int, alpha: float = 0.05) -> int:

@@ -1,7 +1,8 @@
 """A study's derived tables (positions, contrasts, verdicts …) rebuilt from its stored runs.
 
-A study module that can rebuild what its notebook derives defines ``derived_tables(folder)``
-(``{file name: table}`` for ``results/<study>/<profile>/``); the main job rebuilds each and compares it
+A study module that can rebuild what its notebook derives defines ``derived_tables(folder, load)``
+(``{file name: table}`` for ``results/<study>/<profile>/``; ``load`` reads a dataset by name, for a
+study whose tables need its data); the main job rebuilds each and compares it
 with the committed file (:func:`derived_differences`). :func:`write_superseded` replaces a committed
 table only when the rebuilt one proves it superseded: the same rows and the same values in every
 committed column, with columns added by newer code. Any other difference is a changed result: it is refused and
@@ -18,11 +19,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from grainlab.data.types import Dataset
 from grainlab.experiments.stored import table_differences
 from grainlab.files import atomic_write_text
 
 
-def derived_runs(results: Path, only: Iterable[str] = ()) -> list[tuple[Path, Callable[[Path], dict]]]:
+def derived_runs(results: Path, only: Iterable[str] = ()) -> list[tuple[Path, Callable[..., dict]]]:
     """``(folder, derived_tables)`` for each ``results/<study>/<profile>/`` with a manifest whose
     study module rebuilds its derived tables (only those starting with one of ``only``)."""
     found = []
@@ -40,11 +42,12 @@ def derived_runs(results: Path, only: Iterable[str] = ()) -> list[tuple[Path, Ca
     return found
 
 
-def derived_differences(results: Path, only: Iterable[str] = ()) -> dict[str, list[str]]:
+def derived_differences(results: Path, load: Callable[[str], Dataset],
+                        only: Iterable[str] = ()) -> dict[str, list[str]]:
     """``{<study>/<profile>/<table>: differences}`` for every derived table (none: it matches)."""
     out = {}
     for folder, rebuild in derived_runs(results, only):
-        for name, table in rebuild(folder).items():
+        for name, table in rebuild(folder, load).items():
             out[f"{folder.parent.name}/{folder.name}/{name}"] = table_differences(table, folder / name)
     return out
 
@@ -59,7 +62,7 @@ def only_added_columns(rebuilt: pd.DataFrame, committed: Path) -> bool:
     return not table_differences(rebuilt[columns], committed)
 
 
-def write_superseded(results: Path, only: Iterable[str] = (),
+def write_superseded(results: Path, load: Callable[[str], Dataset], only: Iterable[str] = (),
                      accept: Iterable[str] = ()) -> tuple[list[Path], dict[str, list[str]]]:
     """Write each rebuilt derived table that proves its committed file superseded
     (:func:`only_added_columns`), and each whose values changed under a prefix of ``accept`` (a
@@ -68,7 +71,7 @@ def write_superseded(results: Path, only: Iterable[str] = (),
     accept = tuple(accept)
     written, refused = [], {}
     for folder, rebuild in derived_runs(results, only):
-        for name, table in rebuild(folder).items():
+        for name, table in rebuild(folder, load).items():
             path = folder / name
             label = f"{folder.parent.name}/{folder.name}/{name}"
             problems = table_differences(table, path)

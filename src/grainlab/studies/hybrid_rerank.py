@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from grainlab.data.types import Dataset
 from grainlab.evaluation.measures import evaluate_run
 from grainlab.evaluation.significance import compare_to_baseline
 from grainlab.experiments import ExperimentResult, Stages, System
@@ -208,7 +209,7 @@ def tested_tables(per_query: pd.DataFrame, singles: Sequence[str], reranker: str
     return {"significance.csv": significance, "verdicts.csv": verdicts}
 
 
-def derived_tables(folder: Path) -> dict[str, pd.DataFrame]:
+def derived_tables(folder: Path, load: Callable[[str], Dataset] | None = None) -> dict[str, pd.DataFrame]:
     """:func:`tested_tables` rebuilt from a run's stored per-query tables
     (``results/hybrid_rerank/<profile>/``) with the parameters its manifest records."""
     parameters = json.loads((folder / "manifest.json").read_text("utf-8"))["parameters"]

@@ -9,9 +9,11 @@ undirected. Every corpus keeps the questions and answers, so answer recall is co
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -21,21 +23,25 @@ from tqdm.auto import tqdm
 from grainlab.cache import ArtifactCache
 from grainlab.chunking.factory import get_chunker
 from grainlab.chunking.grouping import group_documents, symmetric
-from grainlab.data.recipes import derivation
+from grainlab.data.clusters import gold_clusters
+from grainlab.data.recipes import derivation, rebuild
 from grainlab.data.types import Dataset, Document
 from grainlab.errors import ConfigError
 from grainlab.evaluation.answers import answer_recall, best_subspan_em, exact_match, has_answer
 from grainlab.evaluation.registry import ANSWER_RECALL, TOKENS
 from grainlab.experiments import System, split_cutoff
+from grainlab.experiments.stored import experiment_manifest, stored_aggregate, stored_per_query
+from grainlab.experiments.tables import means_with_ci, paired_between
 from grainlab.models.tokenizers import get_tokenizer
 from grainlab.readers import limits
 from grainlab.readers.base import Reader
 from grainlab.readers.prompts import closedbook_prompt, longrag_prompt, within_budget
 from grainlab.retrieval import index_titled_documents
 from grainlab.settings import DEFAULT_TOKENIZER
-from grainlab.studies.claims import Claim
+from grainlab.studies.claims import Claim, verdict_table
 from grainlab.studies.report import Report
 from grainlab.studies.short_answers import short_answers
+from grainlab.studies.token_limits import token_limit_table
 
 SEPARATOR = "\n\n"
 UNITS = ("passages", "documents", "grouped documents")
@@ -396,3 +402,76 @@ def report(table: pd.DataFrame, reader_table: pd.DataFrame, note: str, verdicts:
               "answer in long answer (%)": round(100 * r["answer_in_long"], 1),
               "answer in context (%)": round(100 * r["context_has_answer"], 1)} for _, r in reader_table.iterrows()]
     return Report("LongRAG long retrieval units", pd.DataFrame(rows), note, floatfmt=".2f", verdicts=verdicts)
+
+
+UNITS = ("passages", "documents", "grouped documents")
+"""The unit types, shortest first; each is one experiment, ``results/longrag/<profile>/<unit>``."""
+
+
+def experiment_folder(unit: str) -> str:
+    """The folder of a unit type's experiment under ``results/longrag/<profile>/``."""
+    return unit.replace(" ", "_")
+
+
+def corpus_note(sizes: Mapping[str, int]) -> str:
+    """The corpus sizes beside the paper's, for the recall claims (``sizes``: unit type → units)."""
+    return (f"{sizes['passages']} passages / {sizes['documents']} documents / {sizes['grouped documents']} groups "
+            "(paper: 22M / 3M / 600K)")
+
+
+def reader_tables(reader_rows: pd.DataFrame, models: Sequence[str], budget: int, n_resamples: int = 10_000,
+                  seed: int = 0) -> dict[str, pd.DataFrame]:
+    """The reader tables derived from the reader runs, by file name: generations at their limit,
+    exact match (and answer in the long answer, context holding it) per reader × setting with 95%
+    intervals, each other reader against ``models[0]``, and the readers' confidence."""
+    table = means_with_ci(reader_rows, ["model", "setting"], ["em", "answer_in_long", "context_has_answer"],
+                          n_resamples, seed)
+    table.insert(3, "budget tokens", [0 if s == "closed-book" else budget for s in table["setting"]])
+    by_setting = reader_rows.groupby(["model", "setting"], sort=False)
+    table["extracted share"] = by_setting["extracted"].mean().to_numpy()
+    table["mean prompt tokens"] = by_setting["prompt_tokens"].mean().to_numpy()
+    tests = pd.concat([paired_between(reader_rows, "model", [(m, models[0]) for m in models[1:]], value, "setting",
+                                      n_resamples=n_resamples, seed=seed).assign(measure=value)
+                       for value in ("em", "answer_in_long")], ignore_index=True)
+    return {"token_limits.csv": token_limit_table(reader_rows), "reader_em.csv": table,
+            "reader_size_tests.csv": tests, "reader_confidence.csv": confidence_table(reader_rows)}
+
+
+def tested_tables(unit_per_query: pd.DataFrame, reader_rows: pd.DataFrame, gold_document: Mapping[str, str],
+                  models: Sequence[str], note: str, encoder: str = MAIN_ENCODER, n_resamples: int = 10_000,
+                  seed: int = 0) -> dict[str, pd.DataFrame]:
+    """The verdicts, by file name: longer units against shorter ones at one unit retrieved (the
+    paper's AR@1 contrasts) and, per reader, groups against passages as context; Holm within each
+    family; questions sharing a gold document (``gold_document``: question → document) are one
+    cluster."""
+    recall_rows = claim_rows(unit_per_query, encoder)
+    verdicts = pd.concat([
+        verdict_table(recall_rows.assign(document=recall_rows["qid"].map(gold_document)),
+                      recall_claims(ANSWER_RECALL @ 1, note, encoder), system_col="unit", n_resamples=n_resamples,
+                      seed=seed, cluster_col="document").assign(family="answer recall"),
+        verdict_table(reader_rows.assign(document=reader_rows["qid"].map(gold_document)), reader_claims(models),
+                      system_col="setting", value_col="em", n_resamples=n_resamples, seed=seed,
+                      cluster_col="document").assign(family="reader EM")], ignore_index=True)
+    return {"verdicts.csv": verdicts}
+
+
+def derived_tables(folder: Path, load: Callable[[str], Dataset]) -> dict[str, pd.DataFrame]:
+    """The recall, reader and verdict tables rebuilt from a run's stored per-query tables and
+    reader runs (``results/longrag/<profile>/``), the documents rebuilt from their recorded recipe
+    for the questions' gold documents, with the parameters the run's manifest records."""
+    parameters = json.loads((folder / "manifest.json").read_text("utf-8"))["parameters"]
+    quick = parameters.get("profile") == "quick"
+    n, seed = int(parameters["N_RESAMPLES"]), int(parameters["SEED"])
+    experiments = {unit: folder / experiment_folder(unit) for unit in UNITS}
+    sizes = {unit: int(experiment_manifest(path)["parameters"]["n_docs"]) for unit, path in experiments.items()}
+    aggregates = pd.concat([stored_aggregate(path).assign(corpus_size=sizes[unit])
+                            for unit, path in experiments.items()], ignore_index=True)
+    unit_per_query = pd.concat([stored_per_query(path) for path in experiments.values()], ignore_index=True)
+    documents = rebuild(experiment_manifest(experiments["documents"])["parameters"]["recipe"], load)
+    reader_rows = pd.read_csv(folder / "reader_runs.csv")
+    models = list(parameters["QUICK_READERS" if quick else "READERS"])
+    budget = int(parameters["QUICK_READER_TOKENS" if quick else "READER_TOKENS"])
+    return {"answer_recall.csv": recall_table(aggregates),
+            **reader_tables(reader_rows, models, budget, n, seed),
+            **tested_tables(unit_per_query, reader_rows, gold_clusters(documents), models, corpus_note(sizes),
+                            parameters["MAXP_ENCODER"], n, seed)}

@@ -368,7 +368,7 @@ def claim_tables(qa_runs: pd.DataFrame, kv_runs: pd.DataFrame, n_resamples: int 
             "curve_shape.csv": curve_shape(verdicts)}
 
 
-def derived_tables(folder: Path) -> dict[str, pd.DataFrame]:
+def derived_tables(folder: Path, load: Callable[[str], Dataset] | None = None) -> dict[str, pd.DataFrame]:
     """Every table a run (``results/lost_in_the_middle/<profile>/``) derives from its stored runs,
     rebuilt by the functions above with the parameters its manifest records (the main job compares
     them with the committed files)."""
