@@ -60,8 +60,10 @@ def archived(tmp_path):
 
 def test_unchanged_rows_reproduce_and_a_regenerated_one_matches(archived):
     rows, archive = archived
+    before = archive.path.read_bytes()
     report = verify_reader_rows(rows, archive, lambda model, limit: EchoReader(model, limit), regenerate=2)
     assert report.ok and report.rows == 3 + 2 and report.reproduced == 5 and report.generations == 2
+    assert archive.path.read_bytes() == before  # a check reads the archive, never appends to it
 
 
 def test_a_changed_prompt_is_blamed_on_the_prompt(archived):
