@@ -43,7 +43,13 @@ MODULES: dict[str, list[str]] = {  # module → the tests that decide it
     "src/grainlab/formatting.py": ["tests/test_formatting.py"],
     "src/grainlab/chunking/foreign.py": ["tests/chunking/test_foreign.py"],
     "src/grainlab/data/recipes.py": ["tests/data/test_recipes.py"],
+    "src/grainlab/experiments/reader_rows.py": ["tests/experiments/test_reader_rows.py"],
+    "src/grainlab/studies/derived.py": [
+        "tests/studies/test_derived_tables.py::test_only_added_columns_is_the_one_proof_of_supersession",
+        "tests/studies/test_derived_tables.py::test_write_rewrites_added_columns_and_refuses_changed_values",
+        "tests/studies/test_derived_tables.py::test_tables_says_what_to_do_when_no_study_rebuilds"],
     "src/grainlab/experiments/stored.py": [
+        "tests/studies/test_derived_tables.py::test_table_differences_names_each_kind_of_change",
         "tests/test_figures.py::test_stored_per_query_is_the_table_run_experiment_returned",
         "tests/test_figures.py::test_the_aggregate_rebuilt_from_the_stored_tables_is_the_engines_and_differences_are_named",
         "tests/test_figures.py::test_a_damaged_or_missing_stored_table_is_one_line_naming_the_system"],

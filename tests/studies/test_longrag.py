@@ -153,3 +153,14 @@ def test_the_bound_note_reads_the_bound_the_passages_and_each_piece_size_at_k():
     note = bound_note(beside, "enc")
     assert "AR@1 88.0% against the passages' 82.6%" in note
     assert "512-token pieces 50.9%, 128-token pieces 76.3%" in note and "75.0%" not in note and "85.0%" not in note
+
+
+def test_the_reader_note_is_written_from_the_reader_table():
+    from grainlab.studies.longrag import reader_note
+
+    table = pd.DataFrame([{"model": "org/A", "setting": s, "n": 10, "em": em, "context_has_answer": held}
+                          for s, em, held in (("closed-book", 0.0, 0.0), ("passages", 0.2, 0.9),
+                                              ("documents", 0.25, 0.95), ("grouped documents", 0.1, 0.5))])
+    assert reader_note(table) == ("Readers over passages / documents / grouped documents at the same token budget: "
+                                  "A (n=10): exact match 0.20 / 0.25 / 0.10, context holds the answer "
+                                  "90% / 95% / 50%.")

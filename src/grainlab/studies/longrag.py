@@ -475,3 +475,17 @@ def derived_tables(folder: Path, load: Callable[[str], Dataset]) -> dict[str, pd
             **reader_tables(reader_rows, models, budget, n, seed),
             **tested_tables(unit_per_query, reader_rows, gold_clusters(documents), models, corpus_note(sizes),
                             parameters["MAXP_ENCODER"], n, seed)}
+
+
+def reader_note(reader_table: pd.DataFrame, settings: Sequence[str] = UNITS) -> str:
+    """What the readers made of each unit type as context, from ``reader_em.csv``: exact match and
+    the share of contexts holding the answer per reader, over ``settings`` in order."""
+    parts = []
+    for model, rows in reader_table.groupby("model", sort=False):
+        at = rows.set_index("setting")
+        shown = [s for s in settings if s in at.index]
+        em = " / ".join(f"{at.loc[s, 'em']:.2f}" for s in shown)
+        held = " / ".join(f"{at.loc[s, 'context_has_answer']:.0%}" for s in shown)
+        parts.append(f"{model.split('/')[-1]} (n={int(at['n'].max())}): exact match {em}, context holds the answer "
+                     f"{held}")
+    return f"Readers over {' / '.join(settings)} at the same token budget: " + "; ".join(parts) + "."
