@@ -11,6 +11,7 @@ import pytest
 
 from grainlab.cli import main
 from grainlab.data import load_dataset
+from grainlab.errors import DatasetNotFound
 from grainlab.experiments.stored import table_differences
 from grainlab.studies import lost_in_the_middle
 from grainlab.studies.derived import (
@@ -114,3 +115,14 @@ def test_tables_says_what_to_do_when_no_study_rebuilds(tmp_path, capsys):
     assert "no study under the results folder rebuilds its derived tables" in capsys.readouterr().err
     assert main(["tables", "--results", str(tmp_path), "--accept", "x"]) == 2
     assert "--accept rewrites tables: give it with --write" in capsys.readouterr().err
+
+
+def test_a_run_that_cannot_be_rebuilt_here_is_named_not_raised(results):
+    shutil.copytree(COMMITTED.parents[1] / "longrag" / "full", results / "longrag" / "full",
+                    ignore=shutil.ignore_patterns("*.ipynb"))
+
+    def offline(name):
+        raise DatasetNotFound(f"dataset {name!r} is not available here. Set GRAINLAB_MIRROR")
+
+    differences = derived_differences(results, offline, only=["longrag"])
+    assert differences == {"longrag/full": ["not rebuilt here: dataset 'nq_open_oracle' is not available here"]}

@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from grainlab.data.types import Dataset
+from grainlab.errors import GrainlabError
 from grainlab.experiments.stored import table_differences
 from grainlab.files import atomic_write_text
 
@@ -44,10 +45,17 @@ def derived_runs(results: Path, only: Iterable[str] = ()) -> list[tuple[Path, Ca
 
 def derived_differences(results: Path, load: Callable[[str], Dataset],
                         only: Iterable[str] = ()) -> dict[str, list[str]]:
-    """``{<study>/<profile>/<table>: differences}`` for every derived table (none: it matches)."""
+    """``{<study>/<profile>/<table>: differences}`` for every derived table (none: it matches); a
+    run whose tables cannot be rebuilt here (its data or a stored table missing) is one entry
+    ``<study>/<profile>`` saying why."""
     out = {}
     for folder, rebuild in derived_runs(results, only):
-        for name, table in rebuild(folder, load).items():
+        try:
+            tables = rebuild(folder, load)
+        except GrainlabError as exc:
+            out[f"{folder.parent.name}/{folder.name}"] = [f"not rebuilt here: {str(exc).split('. ')[0]}"]
+            continue
+        for name, table in tables.items():
             out[f"{folder.parent.name}/{folder.name}/{name}"] = table_differences(table, folder / name)
     return out
 
