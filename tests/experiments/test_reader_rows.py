@@ -76,9 +76,9 @@ def test_a_changed_prompt_is_blamed_on_the_prompt(archived):
 
 def test_a_stored_prediction_that_is_not_its_generation_is_blamed_on_the_table(archived):
     rows, archive = archived
-    changed = [replace(rows[1], prediction="Marlowe"), rows[0]]
+    changed = [replace(rows[1], prediction="Marlowe"), rows[0], replace(rows[2], prediction="Tok")]
     report = verify_reader_rows(changed, archive, lambda model, limit: EchoReader(model, limit), regenerate=0)
-    assert [(d.qid, d.measure) for d in report.differences] == [("q2", "prediction")]
+    assert [(d.qid, d.measure) for d in report.differences] == [("q2", "prediction"), ("q3", "prediction")]
     assert "'Marlowe' vs 'Hamlet'" in report.differences[0].detail and report.reproduced == 1
 
 
@@ -92,20 +92,22 @@ def test_a_changed_measure_is_blamed_on_the_measure(archived):
 
 def test_changed_decoding_without_a_version_bump_is_blamed_on_the_reader(archived):
     rows, archive = archived
-    report = verify_reader_rows(rows, archive, lambda model, limit: EchoReader(model, limit, answer="London"),
-                                regenerate=1, seed=3)
-    assert not report.ok and report.reproduced == 3 and report.generations == 1
+    said = []
+    report = verify_reader_rows(rows, archive, lambda model, limit: EchoReader(model, limit, answer="Zurich"),
+                                regenerate=1, seed=3, progress=said.append)
+    assert not report.ok and report.reproduced == 3 and report.generations == 1 and 0 <= report.seconds < 60
     (difference,) = report.differences
     assert difference.measure == "generation" and "decoding changed without a version bump" in difference.blame
-    assert "'London'" in difference.detail
+    assert "'Zurich'" in difference.detail
+    assert said == [f"toy/full: regenerate echo [{difference.stage}]"]
 
 
 def test_only_short_prompts_are_regenerated(archived):
     rows, archive = archived
-    long_prompt = [replace(row, prompt_tokens=5_000) for row in rows]
-    report = verify_reader_rows(long_prompt, archive, lambda model, limit: EchoReader(model, limit, answer="x"),
+    lengths = [replace(row, prompt_tokens=n) for row, n in zip(rows, (5_000, 1_500, 1_499))]
+    report = verify_reader_rows(lengths, archive, lambda model, limit: EchoReader(model, limit),
                                 regenerate=3, regenerate_below=1_500)
-    assert report.ok and report.generations == 0
+    assert report.ok and report.generations == 1  # only the prompt under the limit
 
 
 def test_a_reader_not_installed_here_skips_its_rows_in_one_line(archived):
@@ -115,8 +117,9 @@ def test_a_reader_not_installed_here_skips_its_rows_in_one_line(archived):
         raise ModelNotAvailable(f"{model}: its offline copy is not installed (missing part1); install it with: "
                                 "make models-large — data only")
 
-    report = verify_reader_rows(rows, archive, reader_for)
-    assert report.rows == 0 and not report.ok
+    report = verify_reader_rows(rows + [replace(rows[0], model="toy/other")], archive,
+                                lambda model, limit: EchoReader(model, limit) if model == "toy/other" else reader_for(model, limit))
+    assert report.rows == 1 and report.differences[0].measure == "prompt"  # toy/other: another identity
     assert report.skipped == [("toy/full: toy/echo", "3 sampled rows: the reader is not available here "
                                                      "(ModelNotAvailable): install it with: make models-large")]
 
