@@ -24,12 +24,16 @@ MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 
 
 @pytest.fixture(scope="module")
-def cluster():
+def cluster(session_cache_dir):
+    """A local cluster whose workers use the test session's cache, as the driver does (they inherit
+    the environment at start-up, before the per-test settings apply): never the user's cache."""
     from grainlab.distributed import connect
 
     if ray.is_initialized():
         ray.shutdown()
-    yield connect("local", num_cpus=2)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GRAINLAB_CACHE", str(session_cache_dir))
+        yield connect("local", num_cpus=2)
     ray.shutdown()
 
 

@@ -14,6 +14,7 @@ ort = pytest.importorskip("onnxruntime")
 
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
+from grainlab.cache import sha256_file  # noqa: E402
 from grainlab.models import resolve  # noqa: E402
 from grainlab.models.onnx_float import float32_graph, integer_ops  # noqa: E402
 
@@ -122,3 +123,45 @@ def test_concurrent_builders_of_the_float_copy_both_get_a_whole_folder(tmp_path,
     assert len(set(built)) == 1 and built[0] != folder
     assert (built[0] / "tokenizer.json").read_text() == "{}"
     assert integer_ops(onnx.load(str(built[0] / "model.onnx"))) == set()
+
+
+def test_a_cached_float_copy_whose_links_lead_nowhere_is_rebuilt_with_copied_files(tmp_path, monkeypatch):
+    """A copy built by an older grainlab linked the tokenizer into the environment that built it;
+    once that environment is gone the copy cannot load. It is rebuilt, and the new one holds files."""
+    from grainlab.models.onnx_float import REWRITE_VERSION, float32_folder
+
+    monkeypatch.setenv("GRAINLAB_CACHE", str(tmp_path / "cache"))
+    quantized, _, _ = _dynamic_int8_model(tmp_path, np.random.default_rng(2))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    onnx.save(quantized, str(folder / "model.onnx"))
+    (folder / "tokenizer.json").write_text('{"a": 1}')
+    stale = (tmp_path / "cache" / "models" / "onnx-float32"
+             / f"{sha256_file(folder / 'model.onnx')[:16]}-v{REWRITE_VERSION}")
+    stale.mkdir(parents=True)
+    (stale / "model.onnx").write_bytes(b"old")
+    (stale / "tokenizer.json").symlink_to(tmp_path / "removed-environment" / "tokenizer.json")
+    built = float32_folder(folder)
+    assert built == stale
+    assert not (built / "tokenizer.json").is_symlink()
+    assert (built / "tokenizer.json").read_text() == '{"a": 1}'
+    assert integer_ops(onnx.load(str(built / "model.onnx"))) == set()
+    assert [p.name for p in stale.parent.iterdir()] == [stale.name]  # the broken copy is gone
+
+
+def test_a_whole_cached_float_copy_is_used_as_it_is(tmp_path, monkeypatch):
+    from grainlab.models.onnx_float import REWRITE_VERSION, float32_folder
+
+    monkeypatch.setenv("GRAINLAB_CACHE", str(tmp_path / "cache"))
+    quantized, _, _ = _dynamic_int8_model(tmp_path, np.random.default_rng(3))
+    folder = tmp_path / "model"
+    folder.mkdir()
+    onnx.save(quantized, str(folder / "model.onnx"))
+    (folder / "tokenizer.json").write_text("{}")
+    cached = (tmp_path / "cache" / "models" / "onnx-float32"
+              / f"{sha256_file(folder / 'model.onnx')[:16]}-v{REWRITE_VERSION}")
+    cached.mkdir(parents=True)
+    (cached / "model.onnx").write_bytes(b"kept")
+    (cached / "tokenizer.json").write_text("{}")
+    assert float32_folder(folder) == cached
+    assert (cached / "model.onnx").read_bytes() == b"kept"

@@ -15,6 +15,8 @@ writes the rewritten model once into the cache, beside the original's tokenizer 
 
 from __future__ import annotations
 
+import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -120,12 +122,16 @@ def _without_dead_nodes(nodes: list[Any], outputs: set[str]) -> list[Any]:
 def float32_folder(folder: Path) -> Path:
     """A cached copy of ``folder`` whose ``model.onnx`` runs in float32 (``folder`` itself when its
     graph has no integer kernels). Built once per source file and rewrite version, as a whole
-    folder renamed into place (concurrent builders: the first one's copy stays)."""
+    folder renamed into place (concurrent builders: the first one's copy stays). The tokenizer and
+    config files are copied, not linked, so the copy outlives the environment that built it; a
+    cached copy missing any of them (an older build's links into a removed environment) is rebuilt."""
     onnx = _onnx()
     source = folder / "model.onnx"
     target = settings.cache_dir() / "models" / "onnx-float32" / f"{sha256_file(source)[:16]}-v{REWRITE_VERSION}"
     if target.is_dir():
-        return target
+        if _holds_every_file(target, folder):
+            return target
+        _set_aside(target)
     model = onnx.load(str(source))
     if not integer_ops(model):
         return folder
@@ -133,11 +139,27 @@ def float32_folder(folder: Path) -> Path:
     def write(tmp: Path) -> None:
         for item in folder.iterdir():
             if item.name != "model.onnx" and item.is_file():
-                (tmp / item.name).symlink_to(item.resolve())
+                shutil.copyfile(item, tmp / item.name)
         (tmp / "model.onnx").write_bytes(float32_graph(model).SerializeToString())
 
     atomic_write_dir(target, write)
     return target
+
+
+def _holds_every_file(copy: Path, folder: Path) -> bool:
+    """Whether ``copy`` has a readable file (a link that resolves) for every file of ``folder``."""
+    return all((copy / item.name).is_file() for item in folder.iterdir() if item.is_file())
+
+
+def _set_aside(target: Path) -> None:
+    """Move a broken cached copy out of the way (another process may have done so already), then
+    delete it: a cache entry, rebuilt from the package it was made from."""
+    aside = target.with_name(f".{target.name}.broken-{uuid.uuid4().hex[:8]}")
+    try:
+        target.rename(aside)
+    except OSError:
+        return
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def float32_revision(revision: str) -> str:
